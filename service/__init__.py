@@ -1,0 +1,2 @@
+"""The Claim game service. Layers, lowest first: `domain` (pure rules), `events`,
+`api`; see ../shared/DESIGN.md."""

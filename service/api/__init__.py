@@ -1,0 +1,1 @@
+"""The REST API (to come: issue "The REST API and openapi.yaml")."""

@@ -1,0 +1,103 @@
+"""The `claim` command line: `claim verify FILE`, `claim simulate ...`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from tqdm import tqdm
+
+from .conformance import first_difference, read_games
+from .domain import PRESETS, ClaimError, check_factions
+from .simulation import Tally, simulate
+
+
+def verify(path: str) -> int:
+    """Check every game of a conformance file; print failures and `N passed, M failed`."""
+    passed = failed = 0
+    try:
+        games = list(read_games(path))
+    except OSError as error:
+        print(f"cannot read {path}: {error.strerror}", file=sys.stderr)
+        return 2
+    for game in tqdm(games, desc="verifying", unit="game", file=sys.stderr, leave=False):
+        difference = first_difference(game)
+        if difference is None:
+            passed += 1
+        else:
+            failed += 1
+            print(f"{game.get('id', '?')}: {difference}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def run_simulation(players: int, games: int, seed: int, factions, first_leader: int) -> int:
+    """Play random games with a progress bar and print a summary."""
+    tally = Tally()
+    start = time.perf_counter()
+    runs = simulate(players, games, seed, factions, first_leader)
+    for state, decisions in tqdm(runs, total=games, unit="game", file=sys.stderr):
+        tally.add(state, decisions)
+    seconds = time.perf_counter() - start
+    side = "team" if players == 4 else "seat"
+    sides = 2 if players == 4 else players
+    print(f"{tally.games} games of {players} players, seed {seed}")
+    for number in range(sides):
+        wins = tally.wins[number]
+        print(f"  {side} {number} won {wins:7d}  ({100 * wins / tally.games:5.1f}%)")
+    print(f"  draws     {tally.draws:7d}  ({100 * tally.draws / tally.games:5.1f}%)")
+    print("factions won (by side; '-' nobody):")
+    for code, sides_won in sorted(tally.factions.items()):
+        counts = "  ".join(
+            f"{'-' if s is None else s}:{n}" for s, n in sorted(sides_won.items(), key=str)
+        )
+        print(f"  {code}  {counts}")
+    print(
+        f"{tally.games / seconds:.0f} games/s, {tally.decisions / seconds:.0f} decisions/s"
+        f" ({seconds:.1f} s)"
+    )
+    return 0
+
+
+def _factions(text: str | None):
+    if text is None:
+        return None
+    return PRESETS.get(text) or tuple(code.strip() for code in text.split(","))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="claim", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("verify", help="check a conformance file against the engine")
+    check.add_argument("file")
+
+    play = commands.add_parser("simulate", help="play random legal games and summarise them")
+    play.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    play.add_argument("--games", type=int, default=1000)
+    play.add_argument("--seed", type=int, default=0)
+    play.add_argument(
+        "--factions",
+        help="'claim', 'claim2' or codes like GO,KN,UN,DO,DW (default: random per game)",
+    )
+    play.add_argument("--first-leader", type=int, default=0)
+
+    args = parser.parse_args(argv)
+    if args.command == "verify":
+        return verify(args.file)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    try:
+        factions = _factions(args.factions)
+        if factions is not None:
+            factions = check_factions(args.players, factions)
+        if args.first_leader not in range(args.players):
+            parser.error(f"--first-leader must be a seat from 0 to {args.players - 1}")
+    except ClaimError as error:
+        parser.error(str(error))
+    return run_simulation(args.players, args.games, args.seed, factions, args.first_leader)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

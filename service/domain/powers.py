@@ -1,0 +1,155 @@
+"""Who wins a round and where its cards go: RULES.md section 3 and the faction powers
+of section 6."""
+
+from __future__ import annotations
+
+from .cards import (
+    DOPPELGANGERS,
+    DRAGONS,
+    DWARVES,
+    GIANTS,
+    GNOMES,
+    GOBLINS,
+    KNIGHTS,
+    TROLLS,
+    UNDEAD,
+    Card,
+    Faction,
+)
+from .state import Play
+
+
+def follows(card: Card, led: Faction) -> bool:
+    """Whether `card` follows a round led with `led` (RULES.md 3: a Doppelganger
+    played after another faction's lead counts as the led faction)."""
+    return card.faction is led or card.faction is DOPPELGANGERS
+
+
+def _highest(plays) -> Play:
+    """The highest card among `plays`; equal values go to the one played first."""
+    best = None
+    for play in plays:
+        if best is None or play.card.value > best.card.value:
+            best = play
+    return best
+
+
+def winning_play(plays: tuple[Play, ...]) -> Play:
+    """The play that wins a complete round (RULES.md 3 and 6, Knights)."""
+    led = plays[0].card.faction
+    if led is GOBLINS:
+        knights = [play for play in plays if play.card.faction is KNIGHTS]
+        if knights:
+            return _highest(knights)
+    return _highest(play for play in plays if follows(play.card, led))
+
+
+def next_leader(plays: tuple[Play, ...], winner: int) -> int:
+    """RULES.md 3 step 5: the last player of a Dragon leads next, else the winner."""
+    for play in reversed(plays):
+        if play.card.faction is DRAGONS:
+            return play.seat
+    return winner
+
+
+def ranking(plays: tuple[Play, ...], winner: int) -> tuple[int, ...]:
+    """The seats in the order they get prizes and draws with 3-4 players (RULES.md 4).
+
+    The winner; then Knights in a Goblin-led round [decision]; then the others who
+    followed; then those who did not; each group highest value first, ties to the
+    card played earlier.
+    """
+    led = plays[0].card.faction
+
+    def group(card: Card) -> int:
+        if led is GOBLINS and card.faction is KNIGHTS:
+            return 0
+        return 1 if follows(card, led) else 2
+
+    others = [(group(p.card), -p.card.value, order, p.seat) for order, p in enumerate(plays)]
+    others.sort()
+    return (winner,) + tuple(seat for *_, seat in others if seat != winner)
+
+
+def phase1_cards(plays: tuple[Play, ...]) -> tuple[list[Card], list[Card]]:
+    """RULES.md 6, Undead: the round's Undead go to the winner's score pile, the rest
+    to the discard. Returns (to the winner's score pile, to the discard)."""
+    undead = [p.card for p in plays if p.card.faction is UNDEAD]
+    others = [p.card for p in plays if p.card.faction is not UNDEAD]
+    return undead, others
+
+
+def dwarves_receiver(plays: tuple[Play, ...], winner: int) -> int:
+    """RULES.md 6, Dwarves: with 2 players the loser; with 3-4 the player of the
+    lowest card of the round, ties to the one who played last."""
+    if len(plays) == 2:
+        return plays[0].seat if plays[1].seat == winner else plays[1].seat
+    lowest = plays[0]
+    for play in plays[1:]:
+        if play.card.value <= lowest.card.value:
+            lowest = play
+    return lowest.seat
+
+
+class Table:
+    """The public piles that phase 2 changes, as lists to be changed in one round's
+    resolution (`resolve_phase2`) and frozen again by its caller."""
+
+    __slots__ = ("score_piles", "gnomes_in_front", "trolls_aside", "removed")
+
+    def __init__(self, score_piles, gnomes_in_front, trolls_aside, removed):
+        self.score_piles = [list(pile) for pile in score_piles]
+        self.gnomes_in_front = [list(gnomes) for gnomes in gnomes_in_front]
+        self.trolls_aside = list(trolls_aside)
+        self.removed = list(removed)
+
+
+def resolve_phase2(
+    table: Table, plays: tuple[Play, ...], winner: int, opponents: tuple[int, ...], last: bool
+) -> tuple[Play, ...]:
+    """Send a phase-2 round's cards where RULES.md 5 and 6 say; change `table`.
+
+    Returns the Gnomes that Giants removed, each with the seat that lost it.
+    """
+    score = table.score_piles
+    trolls = []
+    for play in plays:
+        card = play.card
+        faction = card.faction
+        if faction is DWARVES:
+            score[dwarves_receiver(plays, winner)].append(card)
+        elif faction is TROLLS:
+            trolls.append(card)
+        elif faction is GNOMES:
+            table.gnomes_in_front[winner].append(card)
+        else:
+            score[winner].append(card)
+
+    # Trolls: the winner keeps the highest of this round's and the set-aside ones.
+    aside = table.trolls_aside
+    aside.extend(trolls)
+    if aside:
+        best = max(aside, key=lambda troll: troll.value)
+        aside.remove(best)
+        score[winner].append(best)
+    if last:
+        score[winner].extend(aside)
+        aside.clear()
+
+    # Giants: each removes a Gnome of its value from in front of each opponent.
+    removed = []
+    for play in plays:
+        if play.card.faction is GIANTS:
+            for seat in opponents:
+                gnomes = table.gnomes_in_front[seat]
+                match = next((g for g in gnomes if g.value == play.card.value), None)
+                if match is not None:
+                    gnomes.remove(match)
+                    table.removed.append(match)
+                    removed.append(Play(seat, match))
+
+    if last:  # RULES.md 7: Gnomes still in front are scored
+        for seat, gnomes in enumerate(table.gnomes_in_front):
+            score[seat].extend(gnomes)
+            gnomes.clear()
+    return tuple(removed)

@@ -1,0 +1,1 @@
+"""RQ jobs: AI turns, deadlines, notifications (to come: issue "AI opponents")."""
