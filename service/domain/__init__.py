@@ -21,6 +21,7 @@ immutable: `apply` returns a new one.
 """
 
 from .cards import FACTION_CARDS, Card, Faction, parse_cards
+from .decisions import Decision
 from .deck import (
     PRESETS,
     check_deck,
@@ -30,7 +31,6 @@ from .deck import (
     random_factions,
     shuffled_deck,
 )
-from .decisions import Decision
 from .errors import (
     ClaimError,
     GameOver,

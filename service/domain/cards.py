@@ -8,6 +8,7 @@ identity and sort in the order of their codes.
 from __future__ import annotations
 
 from enum import Enum
+from typing import ClassVar
 
 from .errors import UnknownCard
 
@@ -75,14 +76,14 @@ FACTION_VALUES: dict[Faction, tuple[int, ...]] = {
 class Card:
     """One card: a faction and a value from 0 to 9, written `GO3`."""
 
-    __slots__ = ("faction", "value", "code", "index")
+    __slots__ = ("code", "faction", "index", "value")
 
     faction: Faction
     value: int
     code: str
     index: int  # position in code order, for sorting
 
-    _by_code: dict[str, Card] = {}
+    _by_code: ClassVar[dict[str, Card]] = {}
 
     @classmethod
     def _make(cls, faction: Faction, value: int, index: int) -> Card:

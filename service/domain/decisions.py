@@ -20,7 +20,7 @@ class Decision:
     `card` is None only for `take deck`.
     """
 
-    __slots__ = ("kind", "card", "text")
+    __slots__ = ("card", "kind", "text")
 
     kind: str
     card: Card | None

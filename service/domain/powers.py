@@ -95,7 +95,7 @@ class Table:
     """The public piles that phase 2 changes, as lists to be changed in one round's
     resolution (`resolve_phase2`) and frozen again by its caller."""
 
-    __slots__ = ("score_piles", "gnomes_in_front", "trolls_aside", "removed")
+    __slots__ = ("gnomes_in_front", "removed", "score_piles", "trolls_aside")
 
     def __init__(self, score_piles, gnomes_in_front, trolls_aside, removed):
         self.score_piles = [list(pile) for pile in score_piles]

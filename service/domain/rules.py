@@ -6,12 +6,20 @@ sections 3-6.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from .cards import DOPPELGANGERS, SEERS, Card
-from .deck import check_deck
 from .decisions import PLAY, PLAY_DECISION, TAKE_DECISION, TAKE_DECK, Decision
+from .deck import check_deck
 from .errors import GameOver, IllegalDecision, NotYourTurn
 from .powers import Table, next_leader, phase1_cards, ranking, resolve_phase2, winning_play
-from .state import DECK, DRAW, PRIZE, Acquisition, Play, RoundRecord, Settings, State, deal
+from .state import DECK, DRAW, PRIZE, Acquisition, Play, RoundRecord, Settings, State, deal, untaken
+
+_new_tuple = tuple.__new__
+_HANDS = State._fields.index("hands")
+_TRICK = State._fields.index("trick")
+_TO_ACT = State._fields.index("to_act")
+_CODE_ORDER = attrgetter("index")
 
 
 def new_game(settings: Settings, deck) -> State:
@@ -46,7 +54,9 @@ def new_game(settings: Settings, deck) -> State:
         removed=(),
         rounds=(),
     )
-    return _start_round(state, settings.first_leader)
+    draft = _Draft(state)
+    _start_round(draft, settings.first_leader)
+    return draft.freeze()
 
 
 def is_over(state: State) -> bool:
@@ -59,9 +69,13 @@ def legal_decisions(state: State) -> tuple[Decision, ...]:
     if seat is None:
         return ()
     if state.takers:
-        decisions = _unique(TAKE_DECISION, state.remaining_prizes)
+        prizes = sorted(state.remaining_prizes, key=_CODE_ORDER)
+        decisions = tuple(dict.fromkeys(TAKE_DECISION[card] for card in prizes))
         return decisions + (TAKE_DECK,) if state.seer_choice else decisions
-    return _unique(PLAY_DECISION, _playable(state.hands[seat], state.trick))
+    # Hands are kept in code order, so the plays come out sorted.
+    return tuple(
+        dict.fromkeys(map(PLAY_DECISION.__getitem__, _playable(state.hands[seat], state.trick)))
+    )
 
 
 def _playable(hand: tuple[Card, ...], trick: tuple[Play, ...]) -> tuple[Card, ...]:
@@ -78,33 +92,50 @@ def _playable(hand: tuple[Card, ...], trick: tuple[Play, ...]) -> tuple[Card, ..
     return hand
 
 
-def _unique(decision_of: dict, cards: tuple[Card, ...]) -> tuple[Decision, ...]:
-    """The decisions for `cards` (in code order), each once."""
-    result = []
-    last = None
-    for card in sorted(cards) if len(cards) > 1 else cards:
-        if card is not last:
-            result.append(decision_of[card])
-            last = card
-    return tuple(result)
+def _may_play(hand: tuple[Card, ...], trick: tuple[Play, ...], card: Card) -> bool:
+    """Whether `card` is in `hand` and the follow rule allows it: `_playable` without
+    building the list, for `apply`'s check."""
+    if card not in hand:
+        return False
+    if not trick:
+        return True
+    led = trick[0].card.faction
+    faction = card.faction
+    if led is DOPPELGANGERS:
+        return faction is DOPPELGANGERS or all(c.faction is not DOPPELGANGERS for c in hand)
+    return faction is led or faction is DOPPELGANGERS or all(c.faction is not led for c in hand)
 
 
-def apply(state: State, decision: Decision, seat: int | None = None) -> State:
-    """The state after the acting seat makes `decision`.
+def _may_take(state: State, card: Card | None) -> bool:
+    if not state.takers:
+        return False
+    if card is None:
+        return state.seer_choice
+    return card in state.remaining_prizes
+
+
+def apply(state: State, decision: Decision | str, seat: int | None = None) -> State:
+    """The state after the acting seat makes `decision` (a `Decision` or its text).
 
     With `seat`, also checks that it is that seat's turn. Raises `GameOver`,
-    `NotYourTurn` or `IllegalDecision` (with the reason) and changes nothing.
+    `NotYourTurn`, `IllegalDecision` (with the reason) or `MalformedDecision`, and
+    changes nothing.
     """
+    if isinstance(decision, str):
+        decision = Decision.parse(decision)
     acting = state.to_act
     if acting is None:
         raise GameOver("the game is over")
     if seat is not None and seat != acting:
         raise NotYourTurn(f"it is seat {acting}'s turn, not seat {seat}'s")
-    if decision not in legal_decisions(state):
-        raise IllegalDecision(_why_illegal(state, decision))
+    card = decision.card
     if decision.kind is PLAY:
-        return _play(state, acting, decision.card)
-    return _take(state, decision.card)
+        if state.takers or not _may_play(state.hands[acting], state.trick, card):
+            raise IllegalDecision(_why_illegal(state, decision))
+        return _play(state, acting, card)
+    if not _may_take(state, card):
+        raise IllegalDecision(_why_illegal(state, decision))
+    return _take(state, card)
 
 
 def _why_illegal(state: State, decision: Decision) -> str:
@@ -127,146 +158,184 @@ def _why_illegal(state: State, decision: Decision) -> str:
     return f"must follow {led.title} (or play a Doppelganger): seat {seat} holds one"
 
 
+class _Draft:
+    """A private, mutable copy of a `State`, for the steps that change many fields at
+    once (the end of a round): one copy and one freeze instead of a `_replace` per
+    change, which made round ends the engine's largest cost (bench/engine.py)."""
+
+    __slots__ = State._fields
+
+    def __init__(self, state: State):
+        (
+            self.settings,
+            self.deck,
+            self.phase,
+            self.round,
+            self.leader,
+            self.to_act,
+            self.hands,
+            self.follower_piles,
+            self.score_piles,
+            self.draw_pile,
+            self.discard,
+            self.prizes,
+            self.trick,
+            self.winner,
+            self.takers,
+            self.seer_choice,
+            self.acquired,
+            self.peek,
+            self.gnomes_in_front,
+            self.trolls_aside,
+            self.removed,
+            self.rounds,
+        ) = state  # in State._fields order; freeze() reads them back by name
+
+    def freeze(self) -> State:
+        return _new_tuple(State, _ALL_FIELDS(self))
+
+
+_ALL_FIELDS = attrgetter(*State._fields)
+
+
 def _play(state: State, seat: int, card: Card) -> State:
     hand = state.hands[seat]
     at = hand.index(card)
     hands = list(state.hands)
     hands[seat] = hand[:at] + hand[at + 1 :]
     trick = state.trick + (Play(seat, card),)
-    if len(trick) < state.settings.players:
-        return state._replace(hands=tuple(hands), trick=trick, to_act=(seat + 1) % len(hands))
-    state = state._replace(hands=tuple(hands), trick=trick)
-    if state.phase == 1:
-        return _finish_phase1_play(state)
-    return _finish_phase2_round(state)
-
-
-def _finish_phase1_play(state: State) -> State:
-    """Every card of a phase-1 round is down: score Undead, discard the rest, then
-    hand out the prizes and draws (RULES.md 4)."""
-    win = winning_play(state.trick)
-    winner = win.seat
-    undead, discarded = phase1_cards(state.trick)
-    score_piles = list(state.score_piles)
-    score_piles[winner] += tuple(undead)
-    if state.players == 2:
-        takers = (winner, 1 - winner)
+    if len(trick) < len(hands):
+        # The commonest step, built field by field: _replace costs 3 times as much.
+        fields = list(state)
+        fields[_HANDS] = tuple(hands)
+        fields[_TRICK] = trick
+        fields[_TO_ACT] = (seat + 1) % len(hands)
+        return _new_tuple(State, fields)
+    draft = _Draft(state)
+    draft.hands = tuple(hands)
+    draft.trick = trick
+    if draft.phase == 1:
+        _finish_phase1_play(draft)
     else:
-        takers = ranking(state.trick, winner)
-    # RULES.md 6, Seers: a win with a Seer (not a Doppelganger) shows the winner the
-    # draw pile's top card and lets them take it instead of a prize.
-    seer = win.card.faction is SEERS
-    state = state._replace(
-        peek=Play(winner, state.draw_pile[0]) if seer else None,
-        score_piles=tuple(score_piles),
-        discard=state.discard + tuple(discarded),
-        winner=winner,
-        takers=takers,
-        seer_choice=seer,
-    )
-    return _hand_out(state)
-
-
-def _hand_out(state: State) -> State:
-    """Give the next takers their prize or draw until someone has a choice to make."""
-    while state.takers:
-        remaining = state.remaining_prizes
-        if state.seer_choice or len(remaining) > 1:
-            return state._replace(to_act=state.takers[0])
-        if remaining:
-            state = _acquire(state, remaining[0], PRIZE)
-        else:
-            state = _acquire(state, state.draw_pile[0], DRAW)
-    return _next_round(state)
+        _finish_phase2_round(draft)
+    return draft.freeze()
 
 
 def _take(state: State, prize: Card | None) -> State:
+    draft = _Draft(state)
     if prize is None:
-        state = _acquire(state, state.draw_pile[0], DECK)
+        _acquire(draft, draft.draw_pile[0], DECK)
     else:
-        state = _acquire(state, prize, PRIZE)
-    return _hand_out(state._replace(seer_choice=False))
+        _acquire(draft, prize, PRIZE)
+    draft.seer_choice = False
+    _hand_out(draft)
+    return draft.freeze()
 
 
-def _acquire(state: State, card: Card, source: str) -> State:
+def _finish_phase1_play(draft: _Draft) -> None:
+    """Every card of a phase-1 round is down: score Undead, discard the rest, then
+    hand out the prizes and draws (RULES.md 4)."""
+    win = winning_play(draft.trick)
+    winner = draft.winner = win.seat
+    undead, discarded = phase1_cards(draft.trick)
+    if undead:
+        score_piles = list(draft.score_piles)
+        score_piles[winner] += tuple(undead)
+        draft.score_piles = tuple(score_piles)
+    draft.discard += tuple(discarded)
+    if len(draft.hands) == 2:
+        draft.takers = (winner, 1 - winner)
+    else:
+        draft.takers = ranking(draft.trick, winner)
+    # RULES.md 6, Seers: a win with a Seer (not a Doppelganger) shows the winner the
+    # draw pile's top card and lets them take it instead of a prize.
+    if win.card.faction is SEERS:
+        draft.seer_choice = True
+        draft.peek = Play(winner, draft.draw_pile[0])
+    _hand_out(draft)
+
+
+def _hand_out(draft: _Draft) -> None:
+    """Give the next takers their prize or draw until someone has a choice to make."""
+    while draft.takers:
+        remaining = untaken(draft.prizes, draft.acquired)
+        if draft.seer_choice or len(remaining) > 1:
+            draft.to_act = draft.takers[0]
+            return
+        if remaining:
+            _acquire(draft, remaining[0], PRIZE)
+        else:
+            _acquire(draft, draft.draw_pile[0], DRAW)
+    _next_round(draft)
+
+
+def _acquire(draft: _Draft, card: Card, source: str) -> None:
     """`takers[0]` puts `card` on their follower pile."""
-    seat = state.takers[0]
-    piles = list(state.follower_piles)
+    seat = draft.takers[0]
+    piles = list(draft.follower_piles)
     piles[seat] += (card,)
-    draw_pile = state.draw_pile[1:] if source != PRIZE else state.draw_pile
-    return state._replace(
-        follower_piles=tuple(piles),
-        draw_pile=draw_pile,
-        takers=state.takers[1:],
-        acquired=state.acquired + (Acquisition(seat, card, source),),
-    )
+    draft.follower_piles = tuple(piles)
+    if source != PRIZE:
+        draft.draw_pile = draft.draw_pile[1:]
+    draft.takers = draft.takers[1:]
+    draft.acquired += (Acquisition(seat, card, source),)
 
 
-def _finish_phase2_round(state: State) -> State:
+def _finish_phase2_round(draft: _Draft) -> None:
     """RULES.md 5 and 6: the winner scores the round, powers permitting."""
-    settings = state.settings
-    winner = winning_play(state.trick).seat
+    settings = draft.settings
+    winner = draft.winner = winning_play(draft.trick).seat
     opponents = tuple(
-        seat for seat in range(settings.players) if settings.side_of(seat) != settings.side_of(winner)
+        seat
+        for seat in range(settings.players)
+        if settings.side_of(seat) != settings.side_of(winner)
     )
-    table = Table(state.score_piles, state.gnomes_in_front, state.trolls_aside, state.removed)
-    last = state.round == settings.hand_size - 1
-    removed = resolve_phase2(table, state.trick, winner, opponents, last)
-    state = state._replace(
-        score_piles=tuple(map(tuple, table.score_piles)),
-        gnomes_in_front=tuple(map(tuple, table.gnomes_in_front)),
-        trolls_aside=tuple(table.trolls_aside),
-        removed=tuple(table.removed),
-        winner=winner,
-    )
-    return _next_round(state, removed)
+    table = Table(draft.score_piles, draft.gnomes_in_front, draft.trolls_aside, draft.removed)
+    last = draft.round == settings.hand_size - 1
+    removed = resolve_phase2(table, draft.trick, winner, opponents, last)
+    draft.score_piles = tuple(map(tuple, table.score_piles))
+    draft.gnomes_in_front = tuple(map(tuple, table.gnomes_in_front))
+    draft.trolls_aside = tuple(table.trolls_aside)
+    draft.removed = tuple(table.removed)
+    _next_round(draft, removed)
 
 
-def _next_round(state: State, removed: tuple[Play, ...] = ()) -> State:
+def _next_round(draft: _Draft, removed: tuple[Play, ...] = ()) -> None:
     """Record the finished round and start the next one, or the next phase, or end."""
     record = RoundRecord(
-        phase=state.phase,
-        number=state.round,
-        leader=state.leader,
-        plays=state.trick,
-        winner=state.winner,
-        prizes=state.prizes,
-        acquired=state.acquired,
-        peek=state.peek,
+        phase=draft.phase,
+        number=draft.round,
+        leader=draft.leader,
+        plays=draft.trick,
+        winner=draft.winner,
+        prizes=draft.prizes,
+        acquired=draft.acquired,
+        peek=draft.peek,
         removed=removed,
     )
-    leader = next_leader(state.trick, state.winner)
-    state = state._replace(
-        rounds=state.rounds + (record,),
-        trick=(),
-        winner=None,
-        prizes=(),
-        acquired=(),
-        peek=None,
-        round=state.round + 1,
-    )
-    if state.round < state.settings.hand_size:
-        return _start_round(state, leader)
-    if state.phase == 1:
+    leader = next_leader(draft.trick, draft.winner)
+    draft.rounds += (record,)
+    draft.trick = draft.prizes = draft.acquired = ()
+    draft.winner = draft.peek = None
+    draft.round += 1
+    if draft.round < draft.settings.hand_size:
+        _start_round(draft, leader)
+    elif draft.phase == 1:
         # RULES.md 5: follower piles become hands; the last round's leader rule carries over.
-        state = state._replace(
-            phase=2,
-            round=0,
-            hands=tuple(tuple(sorted(pile)) for pile in state.follower_piles),
-            follower_piles=((),) * state.players,
-        )
-        return _start_round(state, leader)
-    return state._replace(to_act=None, leader=leader)
+        draft.phase = 2
+        draft.round = 0
+        draft.hands = tuple(tuple(sorted(pile, key=_CODE_ORDER)) for pile in draft.follower_piles)
+        draft.follower_piles = ((),) * len(draft.hands)
+        _start_round(draft, leader)
+    else:
+        draft.leader = leader
+        draft.to_act = None
 
 
-def _start_round(state: State, leader: int) -> State:
+def _start_round(draft: _Draft, leader: int) -> None:
     """Set the leader and, in phase 1, turn up the prizes (RULES.md 4)."""
-    if state.phase == 2:
-        return state._replace(leader=leader, to_act=leader)
-    count = 1 if state.players == 2 else 2
-    return state._replace(
-        leader=leader,
-        to_act=leader,
-        prizes=state.draw_pile[:count],
-        draw_pile=state.draw_pile[count:],
-    )
+    draft.leader = draft.to_act = leader
+    if draft.phase == 1:
+        count = 1 if len(draft.hands) == 2 else 2
+        draft.prizes = draft.draw_pile[:count]
+        draft.draw_pile = draft.draw_pile[count:]

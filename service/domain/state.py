@@ -121,14 +121,21 @@ class State(NamedTuple):
     @property
     def remaining_prizes(self) -> tuple[Card, ...]:
         """This round's prizes that nobody has taken yet."""
-        remaining = list(self.prizes)
-        for acquisition in self.acquired:
-            if acquisition.source == PRIZE:
-                remaining.remove(acquisition.card)
-        return tuple(remaining)
+        return untaken(self.prizes, self.acquired)
 
 
-def deal(settings: Settings, deck: tuple[Card, ...]) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
+def untaken(prizes: tuple[Card, ...], acquired: tuple[Acquisition, ...]) -> tuple[Card, ...]:
+    """The prizes that no acquisition took."""
+    remaining = list(prizes)
+    for acquisition in acquired:
+        if acquisition.source == PRIZE:
+            remaining.remove(acquisition.card)
+    return tuple(remaining)
+
+
+def deal(
+    settings: Settings, deck: tuple[Card, ...]
+) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
     """The hands (seat 0 takes the first cards) and the draw pile, RULES.md 2."""
     size = settings.hand_size
     hands = tuple(
