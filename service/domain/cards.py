@@ -8,6 +8,7 @@ identity and sort in the order of their codes.
 from __future__ import annotations
 
 from enum import Enum
+from operator import attrgetter
 from typing import ClassVar
 
 from .errors import UnknownCard
@@ -129,6 +130,10 @@ FACTION_CARDS: dict[Faction, tuple[Card, ...]] = {
     for faction, values in FACTION_VALUES.items()
 }
 """Every card of each faction, copies repeated, lowest first."""
+
+
+CODE_ORDER = attrgetter("index")
+"""Sort key putting cards in the order of their codes, as hands are kept."""
 
 
 def parse_cards(codes) -> tuple[Card, ...]:

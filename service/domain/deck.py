@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from collections import Counter
 from itertools import combinations
-from operator import attrgetter
 
 from .cards import (
+    CODE_ORDER,
     DOPPELGANGERS,
     DRAGONS,
     DWARVES,
@@ -91,7 +91,7 @@ def random_factions(players: int, rng: random.Random) -> tuple[Faction, ...]:
 
 def full_deck(factions) -> tuple[Card, ...]:
     """Every card of these factions, in code order."""
-    return tuple(sorted((c for f in factions for c in FACTION_CARDS[f]), key=attrgetter("index")))
+    return tuple(sorted((c for f in factions for c in FACTION_CARDS[f]), key=CODE_ORDER))
 
 
 def shuffled_deck(factions, rng: random.Random) -> tuple[Card, ...]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from .cards import DOPPELGANGERS, SEERS, Card
+from .cards import CODE_ORDER, DOPPELGANGERS, SEERS, Card
 from .decisions import PLAY, PLAY_DECISION, TAKE_DECISION, TAKE_DECK, Decision
 from .deck import check_deck
 from .errors import GameOver, IllegalDecision, NotYourTurn
@@ -19,7 +19,6 @@ _new_tuple = tuple.__new__
 _HANDS = State._fields.index("hands")
 _TRICK = State._fields.index("trick")
 _TO_ACT = State._fields.index("to_act")
-_CODE_ORDER = attrgetter("index")
 
 
 def new_game(settings: Settings, deck) -> State:
@@ -69,7 +68,7 @@ def legal_decisions(state: State) -> tuple[Decision, ...]:
     if seat is None:
         return ()
     if state.takers:
-        prizes = sorted(state.remaining_prizes, key=_CODE_ORDER)
+        prizes = sorted(state.remaining_prizes, key=CODE_ORDER)
         decisions = tuple(dict.fromkeys(TAKE_DECISION[card] for card in prizes))
         return decisions + (TAKE_DECK,) if state.seer_choice else decisions
     # Hands are kept in code order, so the plays come out sorted.
@@ -324,7 +323,7 @@ def _next_round(draft: _Draft, removed: tuple[Play, ...] = ()) -> None:
         # RULES.md 5: follower piles become hands; the last round's leader rule carries over.
         draft.phase = 2
         draft.round = 0
-        draft.hands = tuple(tuple(sorted(pile, key=_CODE_ORDER)) for pile in draft.follower_piles)
+        draft.hands = tuple(tuple(sorted(pile, key=CODE_ORDER)) for pile in draft.follower_piles)
         draft.follower_piles = ((),) * len(draft.hands)
         _start_round(draft, leader)
     else:

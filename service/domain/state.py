@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .cards import Card, Faction
+from .cards import CODE_ORDER, Card, Faction
 from .deck import HAND_SIZE, check_factions, check_players
 from .errors import InvalidSettings
 
@@ -139,6 +139,7 @@ def deal(
     """The hands (seat 0 takes the first cards) and the draw pile, RULES.md 2."""
     size = settings.hand_size
     hands = tuple(
-        tuple(sorted(deck[seat * size : (seat + 1) * size])) for seat in range(settings.players)
+        tuple(sorted(deck[seat * size : (seat + 1) * size], key=CODE_ORDER))
+        for seat in range(settings.players)
     )
     return hands, deck[settings.players * size :]
