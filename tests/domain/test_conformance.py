@@ -32,7 +32,9 @@ def test_the_conformance_file_holds_games_of_every_player_count():
 
 @pytest.mark.parametrize("game", GAMES, ids=[game["id"] for game in GAMES])
 def test_the_engine_reproduces_the_recorded_game(game):
-    state = new_game(Settings(game["players"], game["factions"], game["first_leader"]), game["deck"])
+    state = new_game(
+        Settings(game["players"], game["factions"], game["first_leader"]), game["deck"]
+    )
     for number, step in enumerate(game["steps"]):
         assert state.to_act == step["seat"], f"step {number}: acting seat"
         assert [str(d) for d in legal_decisions(state)] == step["legal"], f"step {number}: legal"

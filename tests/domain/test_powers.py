@@ -11,7 +11,9 @@ def test_in_phase_2_the_winner_puts_every_card_of_the_round_on_their_score_pile(
 
 
 def test_undead_are_ordinary_in_phase_2():
-    state = play(in_phase2(factions=CLAIM, hands={0: "UN3 GO1", 1: "UN7 GO2"}), "play UN3", "play UN7")
+    state = play(
+        in_phase2(factions=CLAIM, hands={0: "UN3 GO1", 1: "UN7 GO2"}), "play UN3", "play UN7"
+    )
     assert codes(state.score_piles[1]) == ["UN3", "UN7"] and state.discard == ()
 
 
@@ -22,7 +24,9 @@ def test_dwarves_go_to_the_loser_of_the_round_with_two_players():
 
 
 def test_the_winners_own_dwarf_goes_to_the_loser_with_two_players():
-    state = play(in_phase2(factions=CLAIM, hands={0: "DW3 GO1", 1: "DW8 GO2"}), "play DW3", "play DW8")
+    state = play(
+        in_phase2(factions=CLAIM, hands={0: "DW3 GO1", 1: "DW8 GO2"}), "play DW3", "play DW8"
+    )
     assert codes(state.score_piles[0]) == ["DW3", "DW8"] and state.score_piles[1] == ()
 
 
