@@ -15,7 +15,7 @@ from service.domain import (
     legal_decisions,
 )
 
-from .factories import CLAIM, SEVEN, a_game, codes, play
+from .factories import SEVEN, a_game, codes, play
 
 ALL_DWARVES = "DW0 DW1 DW2 DW3 DW4 DW5 DW6 DW7 DW8 DW9"
 ALL_UNDEAD = "UN0 UN1 UN2 UN3 UN4 UN5 UN6 UN7 UN8 UN9"
