@@ -1,0 +1,77 @@
+"""The `claim` command line: verify and simulate."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from service.cli import main
+
+from .domain.test_conformance import GAMES
+
+
+def write_games(path, games):
+    path.write_text("".join(json.dumps(game) + "\n" for game in games))
+    return str(path)
+
+
+def test_verify_passes_recorded_games(tmp_path, capsys):
+    assert main(["verify", write_games(tmp_path / "g.jsonl", GAMES[:3])]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "3 passed, 0 failed"
+
+
+def test_verify_names_a_failing_game_with_its_first_differing_step(tmp_path, capsys):
+    altered = json.loads(json.dumps(GAMES[1]))
+    altered["steps"][4]["seat"] = 1 - altered["steps"][4]["seat"]
+    assert main(["verify", write_games(tmp_path / "g.jsonl", [GAMES[0], altered])]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{altered['id']}: step 4:")
+    assert out[-1] == "1 passed, 1 failed"
+
+
+def test_verify_of_a_missing_file_is_an_error(tmp_path, capsys):
+    assert main(["verify", str(tmp_path / "none.jsonl")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
+def summary(capsys, *args):
+    assert main(["simulate", *args]) == 0
+    return capsys.readouterr().out
+
+
+def test_simulate_prints_wins_draws_factions_and_speed(capsys):
+    out = summary(capsys, "--players", "3", "--games", "20", "--seed", "7")
+    wins = [int(line.split()[3]) for line in out.splitlines() if line.startswith("  seat")]
+    draws = int(next(line for line in out.splitlines() if "draws" in line).split()[1])
+    assert len(wins) == 3 and sum(wins) + draws == 20
+    assert "factions won" in out and "games/s" in out
+
+
+def test_simulate_with_the_same_seed_gives_the_same_games(capsys):
+    first = summary(capsys, "--games", "10", "--seed", "3").splitlines()[:-1]
+    again = summary(capsys, "--games", "10", "--seed", "3").splitlines()[:-1]
+    assert first == again
+
+
+@pytest.mark.parametrize("args", [["--players", "5"], ["--factions", "GO,GO,UN,DO,DW"]])
+def test_simulate_refuses_bad_arguments_with_a_message(capsys, args):
+    with pytest.raises(SystemExit) as exit:
+        main(["simulate", *args])
+    assert exit.value.code == 2 and "error" in capsys.readouterr().err
+
+
+def test_the_console_script_runs(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "service.cli",
+            "verify",
+            write_games(tmp_path / "g.jsonl", GAMES[:1]),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip().endswith("1 passed, 0 failed")
