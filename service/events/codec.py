@@ -1,0 +1,239 @@
+"""Marshmallow schemas for every event type and schema version, and the upcasters.
+
+An event is stored as its type name, its schema version and its data as JSON. Data of
+an older schema version is upcast step by step to the current one when read; stored
+events are never rewritten (DESIGN.md, Events).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    post_load,
+    validate,
+    validates_schema,
+)
+
+from service.domain import Card, ClaimError, Decision, Faction, Settings, check_deck
+
+from .model import (
+    AI,
+    AI_LEVELS,
+    HUMAN,
+    TIMEOUT_POLICIES,
+    DecisionMade,
+    Event,
+    GameAborted,
+    GameCreated,
+    GameResigned,
+    SeatJoined,
+    SeatSpec,
+    TurnTimedOut,
+)
+
+SEAT = validate.Range(min=0, max=3)
+SHA256_HEX = validate.Regexp(r"^[0-9a-f]{64}$", error="not a sha256 in hex")
+
+
+class _Parsed(fields.Field):
+    """A value stored as its text: a card, a faction or a decision."""
+
+    def __init__(self, parse: Callable[[str], object], **kwargs):
+        super().__init__(**kwargs)
+        self.parse = parse
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return None if value is None else str(value)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, str):
+            raise ValidationError("not a string")
+        try:
+            return self.parse(value)
+        except ClaimError as error:
+            raise ValidationError(str(error)) from None
+
+
+class _Hex(fields.Field):
+    """Bytes stored as hex."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return value.hex()
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        try:
+            return bytes.fromhex(value)
+        except (TypeError, ValueError):
+            raise ValidationError("not hex") from None
+
+
+class _Schema(Schema):
+    """Loads into the dataclass named by `Meta.event`."""
+
+    @post_load
+    def _build(self, data, **kwargs):
+        return self.Meta.event(**data)
+
+
+class SettingsSchema(Schema):
+    players = fields.Integer(strict=True, required=True)
+    factions = fields.List(_Parsed(Faction.parse), required=True)
+    first_leader = fields.Integer(strict=True, required=True)
+
+    @post_load
+    def _build(self, data, **kwargs):
+        try:
+            return Settings(**data)
+        except ClaimError as error:
+            raise ValidationError(str(error)) from None
+
+
+class SeatSpecSchema(_Schema):
+    class Meta:
+        event = SeatSpec
+
+    kind = fields.String(required=True, validate=validate.OneOf((HUMAN, AI)))
+    level = fields.String(load_default=None, validate=validate.OneOf(AI_LEVELS), allow_none=True)
+    invite_hash = fields.String(load_default=None, validate=SHA256_HEX, allow_none=True)
+
+    @validates_schema
+    def _level_for_ai_only(self, data, **kwargs):
+        if (data["kind"] == AI) != (data.get("level") is not None):
+            raise ValidationError("an AI seat has a level and a human seat has none")
+
+
+class GameCreatedSchema(_Schema):
+    class Meta:
+        event = GameCreated
+
+    settings = fields.Nested(SettingsSchema, required=True)
+    seats = fields.List(fields.Nested(SeatSpecSchema), required=True)
+    deck = fields.List(_Parsed(Card.parse), required=True)
+    salt = _Hex(required=True)
+    commitment = fields.String(required=True, validate=SHA256_HEX)
+    move_time_limit = fields.Integer(
+        strict=True, load_default=None, allow_none=True, validate=validate.Range(min=1)
+    )
+
+    @post_load
+    def _build(self, data, **kwargs):
+        settings = data["settings"]
+        if len(data["seats"]) != settings.players:
+            raise ValidationError(f"{settings.players} players need {settings.players} seats")
+        try:
+            deck = check_deck(settings.factions, data["deck"])
+        except ClaimError as error:
+            raise ValidationError(str(error)) from None
+        return GameCreated(**{**data, "seats": tuple(data["seats"]), "deck": deck})
+
+
+class SeatJoinedSchema(_Schema):
+    class Meta:
+        event = SeatJoined
+
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    token_hash = fields.String(required=True, validate=SHA256_HEX)
+    player = fields.String(required=True, allow_none=True, validate=validate.Length(max=64))
+
+
+class DecisionMadeSchema(_Schema):
+    class Meta:
+        event = DecisionMade
+
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+    decision = _Parsed(Decision.parse, required=True)
+    timeout_policy = fields.String(
+        load_default=None, allow_none=True, validate=validate.OneOf(TIMEOUT_POLICIES)
+    )
+
+
+class GameResignedSchema(_Schema):
+    class Meta:
+        event = GameResigned
+
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+
+
+class TurnTimedOutSchema(_Schema):
+    class Meta:
+        event = TurnTimedOut
+
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+    policy = fields.String(required=True, validate=validate.OneOf(TIMEOUT_POLICIES))
+
+
+class GameAbortedSchema(_Schema):
+    class Meta:
+        event = GameAborted
+
+    reason = fields.String(required=True, validate=validate.Length(min=1, max=500))
+
+
+@dataclass(frozen=True)
+class EventType:
+    """One event type: its stored name, current schema version, schema and upcasters.
+
+    `upcasters[v]` turns data of schema version v into data of version v + 1.
+    """
+
+    name: str
+    version: int
+    schema: Schema
+    upcasters: dict[int, Callable[[dict], dict]]
+
+
+def _seat_joined_v1(data: dict) -> dict:
+    # Version 2 added the registered player a seat belongs to; version 1 seats had none.
+    return {**data, "player": None}
+
+
+EVENT_TYPES: dict[type, EventType] = {
+    GameCreated: EventType("GameCreated", 1, GameCreatedSchema(), {}),
+    SeatJoined: EventType("SeatJoined", 2, SeatJoinedSchema(), {1: _seat_joined_v1}),
+    DecisionMade: EventType("DecisionMade", 1, DecisionMadeSchema(), {}),
+    GameResigned: EventType("GameResigned", 1, GameResignedSchema(), {}),
+    TurnTimedOut: EventType("TurnTimedOut", 1, TurnTimedOutSchema(), {}),
+    GameAborted: EventType("GameAborted", 1, GameAbortedSchema(), {}),
+}
+BY_NAME = {event_type.name: event_type for event_type in EVENT_TYPES.values()}
+
+
+def encode(event: Event) -> tuple[str, int, str]:
+    """The event's type name, schema version and data as JSON.
+
+    Raises ValidationError for an event that its own schema would not read back.
+    """
+    event_type = EVENT_TYPES.get(type(event))
+    if event_type is None:
+        raise ValidationError(f"not an event: {type(event).__name__}")
+    data = event_type.schema.dump(event)
+    event_type.schema.load(data)  # never write what cannot be read back
+    return event_type.name, event_type.version, json.dumps(data, separators=(",", ":"))
+
+
+def decode(name: str, version: int, data: str) -> Event:
+    """The event stored as `encode` wrote it, upcast from an older schema version.
+
+    Raises ValidationError, with what is wrong, for anything that does not fit.
+    """
+    event_type = BY_NAME.get(name)
+    if event_type is None:
+        raise ValidationError(f"unknown event type {name!r}")
+    if not 1 <= version <= event_type.version:
+        raise ValidationError(f"unknown version {version} of {name}")
+    try:
+        fields_ = json.loads(data)
+    except ValueError:
+        raise ValidationError("data is not JSON") from None
+    if not isinstance(fields_, dict):
+        raise ValidationError("data is not an object")
+    for old in range(version, event_type.version):
+        fields_ = event_type.upcasters[old](fields_)
+    return event_type.schema.load(fields_)

@@ -1,0 +1,209 @@
+"""The fold: a game's state at any version is `reduce(apply_event, events)`.
+
+`Game` is everything the events say about one game: its creation, its seats, the
+rules engine's `State` and how it ended. Decisions go through the engine's pure
+`apply`; whatever the engine or the seat rules reject raises, and nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import reduce
+
+from service.domain import (
+    GameOver,
+    IllegalDecision,
+    NotYourTurn,
+    Result,
+    Settings,
+    State,
+    apply,
+    is_over,
+    new_game,
+    result,
+)
+
+from .errors import RejectedEvent, SeatUnavailable
+from .model import (
+    AI,
+    FORFEIT,
+    DecisionMade,
+    GameAborted,
+    GameCreated,
+    GameResigned,
+    Recorded,
+    SeatJoined,
+    TurnTimedOut,
+)
+
+# A game's status, as the lobby lists it.
+OPEN = "open"  # waiting for people to take their seats
+RUNNING = "running"
+FINISHED = "finished"
+ABORTED = "aborted"
+STATUSES = (OPEN, RUNNING, FINISHED, ABORTED)
+
+# How a game ended.
+COMPLETED = "completed"  # played to the end and scored
+RESIGNED = "resigned"
+FORFEITED = "forfeited"  # a seat's move time ran out under the forfeit policy
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A seat: an AI of some level, or a person once joined (only the token's hash)."""
+
+    kind: str
+    level: str | None = None
+    invite_hash: str | None = None
+    name: str | None = None
+    token_hash: str | None = None
+    player: str | None = None
+
+    @property
+    def taken(self) -> bool:
+        return self.kind == AI or self.token_hash is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How a game ended: `reason`, the seat that resigned or forfeited, and the
+    winning sides (one, or none for a draw or an abort; with 3 players a resignation
+    leaves both others winning)."""
+
+    reason: str
+    seat: int | None
+    winners: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game at one version: what its events say, folded."""
+
+    id: str
+    version: int
+    created_at: datetime
+    updated_at: datetime
+    creation: GameCreated
+    seats: tuple[Seat, ...]
+    state: State
+    decisions: int = 0
+    ending: Ending | None = None
+
+    @property
+    def settings(self) -> Settings:
+        return self.creation.settings
+
+    @property
+    def open_seats(self) -> tuple[int, ...]:
+        return tuple(seat for seat, spec in enumerate(self.seats) if not spec.taken)
+
+    @property
+    def status(self) -> str:
+        if self.ending is not None:
+            return ABORTED if self.ending.reason == ABORTED else FINISHED
+        return OPEN if self.open_seats else RUNNING
+
+    @property
+    def result(self) -> Result | None:
+        """The engine's scoring, once the game was played to its end."""
+        return result(self.state) if is_over(self.state) else None
+
+
+def fold(game_id: str, records: Iterable[Recorded], game: Game | None = None) -> Game:
+    """The game after `records`, starting from `game` (None: from its creation).
+
+    Raises RejectedEvent, naming game and version, for an event the rules reject.
+    """
+    game = reduce(lambda game, record: apply_event(game_id, game, record), records, game)
+    if game is None:
+        raise ValueError(f"game {game_id} has no events")
+    return game
+
+
+def apply_event(game_id: str, game: Game | None, record: Recorded) -> Game:
+    """The game after one more event; raises RejectedEvent if the rules reject it."""
+    event = record.event
+    try:
+        if game is None or isinstance(event, GameCreated):
+            return _created(game_id, game, record)
+        changes = _changes(game, event)
+    except (IllegalDecision, SeatUnavailable) as error:
+        raise RejectedEvent(game_id, record.version, error) from None
+    return replace(game, version=record.version, updated_at=record.at, **changes)
+
+
+def _created(game_id: str, game: Game | None, record: Recorded) -> Game:
+    if game is not None or not isinstance(record.event, GameCreated) or record.version != 1:
+        raise IllegalDecision("a game is created once, by its first event")
+    creation = record.event
+    return Game(
+        id=game_id,
+        version=1,
+        created_at=record.at,
+        updated_at=record.at,
+        creation=creation,
+        seats=tuple(Seat(spec.kind, spec.level, spec.invite_hash) for spec in creation.seats),
+        state=new_game(creation.settings, creation.deck),
+    )
+
+
+def _changes(game: Game, event) -> dict:
+    """The fields of `game` that `event` changes."""
+    if isinstance(event, SeatJoined):
+        return {"seats": _join(game, event)}
+    if isinstance(event, GameAborted):
+        _check_not_over(game)
+        return {"ending": Ending(ABORTED, None, ())}
+    _check_running(game)
+    if isinstance(event, DecisionMade):
+        state = apply(game.state, event.decision, seat=event.seat)
+        ending = _completed(state) if is_over(state) else None
+        return {"state": state, "decisions": game.decisions + 1, "ending": ending}
+    if isinstance(event, GameResigned):
+        if event.seat not in range(game.settings.players):
+            raise IllegalDecision(f"there is no seat {event.seat}")
+        return {"ending": _lost_by(game.settings, RESIGNED, event.seat)}
+    if isinstance(event, TurnTimedOut):
+        if event.seat != game.state.to_act:
+            raise NotYourTurn(f"seat {event.seat} is not the seat to act")
+        if event.policy != FORFEIT:
+            return {}  # the policy's AI decides next, as a DecisionMade
+        return {"ending": _lost_by(game.settings, FORFEITED, event.seat)}
+    raise TypeError(f"not an event: {event!r}")
+
+
+def _join(game: Game, event: SeatJoined) -> tuple[Seat, ...]:
+    _check_not_over(game)
+    if event.seat not in range(len(game.seats)):
+        raise SeatUnavailable(f"there is no seat {event.seat}")
+    seat = game.seats[event.seat]
+    if seat.taken:
+        raise SeatUnavailable(f"seat {event.seat} is taken")
+    joined = replace(seat, name=event.name, token_hash=event.token_hash, player=event.player)
+    return game.seats[: event.seat] + (joined,) + game.seats[event.seat + 1 :]
+
+
+def _check_not_over(game: Game) -> None:
+    if game.ending is not None:
+        raise GameOver("the game is over")
+
+
+def _check_running(game: Game) -> None:
+    _check_not_over(game)
+    if game.open_seats:
+        seats = ", ".join(map(str, game.open_seats))
+        raise IllegalDecision(f"the game has not started: seats {seats} are not taken")
+
+
+def _completed(state: State) -> Ending:
+    winner = result(state).winner
+    return Ending(COMPLETED, None, () if winner is None else (winner,))
+
+
+def _lost_by(settings: Settings, reason: str, seat: int) -> Ending:
+    loser = settings.side_of(seat)
+    winners = tuple(side for side in range(len(settings.sides)) if side != loser)
+    return Ending(reason, seat, winners)

@@ -1,0 +1,107 @@
+"""The lobby: games listed by status (open, running, finished, aborted), newest first.
+
+A projection of the streams, updated after each append that changes a listing and
+rebuilt from the streams by `GameStore.rebuild_lobby`. Its keys share the hash tag
+`{lobby}`, so that one Lua script updates them together, and only with a version
+newer than the one they show: updates arriving out of order cannot go back in time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+
+import redis
+
+from .fold import STATUSES, Game
+
+# KEYS: summaries, versions, then one sorted set per status.
+# ARGV: game id, version, index of its status in KEYS, score, summary.
+PROJECT = """
+local known = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+if known >= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[5])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+for i = 3, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
+redis.call('ZADD', KEYS[tonumber(ARGV[3])], ARGV[4], ARGV[1])
+return 1
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """A game as the lobby lists it: public facts only."""
+
+    game_id: str
+    status: str
+    version: int
+    players: int
+    factions: tuple[str, ...]
+    seats: tuple[dict, ...]  # {"kind", "level", "name"} per seat; name None while open
+    open_seats: tuple[int, ...]
+    created_at: str
+    ending: str | None  # how it ended: completed, resigned, forfeited, aborted
+
+    @classmethod
+    def of(cls, game: Game) -> GameSummary:
+        return cls(
+            game_id=game.id,
+            status=game.status,
+            version=game.version,
+            players=game.settings.players,
+            factions=tuple(faction.code for faction in game.settings.factions),
+            seats=tuple(
+                {"kind": seat.kind, "level": seat.level, "name": seat.name} for seat in game.seats
+            ),
+            open_seats=game.open_seats,
+            created_at=game.created_at.isoformat(),
+            ending=None if game.ending is None else game.ending.reason,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyPage:
+    total: int  # games with that status
+    games: tuple[GameSummary, ...]
+
+
+class Lobby:
+    def __init__(self, client: redis.Redis, prefix: str):
+        self.redis = client
+        self.summaries = f"{prefix}:{{lobby}}:games"
+        self.versions = f"{prefix}:{{lobby}}:versions"
+        self.listings = {status: f"{prefix}:{{lobby}}:{status}" for status in STATUSES}
+        self._project = client.register_script(PROJECT)
+
+    def project(self, game: Game) -> None:
+        """Show `game` as of its version, unless the lobby shows a newer one already."""
+        summary = json.dumps(asdict(GameSummary.of(game)), separators=(",", ":"))
+        keys = [self.summaries, self.versions, *self.listings.values()]
+        status_key = 3 + STATUSES.index(game.status)
+        score = game.created_at.timestamp()
+        self._project(keys=keys, args=[game.id, game.version, status_key, score, summary])
+
+    def page(self, status: str, offset: int = 0, limit: int = 20) -> LobbyPage:
+        """Games with `status`, newest first, `limit` of them from `offset`."""
+        listing = self.listings[status]
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.zcard(listing)
+            pipe.zrevrange(listing, offset, offset + limit - 1)
+            total, ids = pipe.execute()
+        summaries = self.redis.hmget(self.summaries, ids) if ids else []
+        games = []
+        for summary in summaries:
+            if summary is not None:  # removed by a rebuild in between
+                fields = json.loads(summary)
+                games.append(
+                    GameSummary(
+                        **{
+                            **fields,
+                            **{k: tuple(fields[k]) for k in ("factions", "seats", "open_seats")},
+                        }
+                    )
+                )
+        return LobbyPage(total, tuple(games))
+
+    def clear(self) -> None:
+        self.redis.delete(self.summaries, self.versions, *self.listings.values())

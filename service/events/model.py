@@ -1,0 +1,121 @@
+"""The events of a game: immutable facts, named in the past tense (DESIGN.md, Events).
+
+Only what carries information is stored: the creation with the shuffled deck, seats
+joined, decisions, resignations, timeouts and aborts. Round winners, prizes, phases
+and scores are derived by the fold (`fold.py`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from service.domain import Card, Decision, Settings
+
+HUMAN = "human"
+AI = "ai"
+AI_LEVELS = ("random", "greedy", "expert")
+
+# What happens when a seat's move time runs out (issue 8): "forfeit" ends the game and
+# the seat's side loses; "ai:<level>" has an AI make that one decision for the seat;
+# "takeover:<level>" has an AI play the seat until its player comes back.
+FORFEIT = "forfeit"
+TIMEOUT_POLICIES = (FORFEIT,) + tuple(
+    f"{mode}:{level}" for mode in ("ai", "takeover") for level in AI_LEVELS
+)
+
+
+def deck_commitment(salt: bytes, deck: tuple[Card, ...]) -> str:
+    """`sha256(salt || deck)` in hex, the deck being its card codes joined by spaces.
+
+    Published at creation; the audit reveals salt and deck so that anyone can check:
+
+        >>> from service.domain import parse_cards
+        >>> import hashlib
+        >>> salt, deck = bytes.fromhex("00ff"), parse_cards(["GO0", "KN2"])
+        >>> deck_commitment(salt, deck) == hashlib.sha256(salt + b"GO0 KN2").hexdigest()
+        True
+    """
+    return hashlib.sha256(salt + " ".join(card.code for card in deck).encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """A seat as the game was created with it: a person's, or an AI's of some level.
+
+    A person's seat may carry the hash of its invite code (the API's concern).
+    """
+
+    kind: str
+    level: str | None = None
+    invite_hash: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated:
+    """A game was set up: its settings, seats, move time limit and shuffled deck."""
+
+    settings: Settings
+    seats: tuple[SeatSpec, ...]
+    deck: tuple[Card, ...]
+    salt: bytes
+    commitment: str
+    move_time_limit: int | None = None  # seconds, None for no limit
+
+
+@dataclass(frozen=True, slots=True)
+class SeatJoined:
+    """A person took a seat; only the hash of the seat's token is kept."""
+
+    seat: int
+    name: str
+    token_hash: str
+    player: str | None = None  # the registered player the seat belongs to, if any
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionMade:
+    """A seat played or took a card; `timeout_policy` names the policy that made it
+    when the seat's time ran out, None when the seat made it itself."""
+
+    seat: int
+    decision: Decision
+    timeout_policy: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameResigned:
+    """A seat gave up: the game ends and the seat's side loses."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnTimedOut:
+    """The seat to act let its move time run out; `policy` says what follows."""
+
+    seat: int
+    policy: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameAborted:
+    """The game was called off before its end (for example seats left untaken)."""
+
+    reason: str
+
+
+Event = GameCreated | SeatJoined | DecisionMade | GameResigned | TurnTimedOut | GameAborted
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """An event as stored: its version (its position in the game's stream, from 1),
+    its unique id and the time it was appended."""
+
+    version: int
+    id: uuid.UUID
+    at: datetime
+    event: Event

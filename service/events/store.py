@@ -1,0 +1,312 @@
+"""The Redis store: one stream of events per game, appended by one Lua script.
+
+Keys (DESIGN.md, Events), all of one game sharing the hash tag `{<game-id>}`:
+
+- `<prefix>:game:{<id>}:events` the stream; entry id `<version>-0`, never trimmed;
+- `<prefix>:game:{<id>}:ids` event id -> the version its append ended at.
+
+The script checks the expected version and the ids already seen, and only then
+writes, so two writers can never both append at one version, and a re-sent event
+writes nothing and answers the first result.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from random import SystemRandom
+
+import redis
+from marshmallow import ValidationError
+
+from service.domain import Card, Settings, check_deck, shuffled_deck
+
+from .codec import decode, encode
+from .errors import (
+    CorruptEvent,
+    InvalidEvent,
+    RejectedEvent,
+    StaleVersion,
+    StoreUnavailable,
+    UnknownGame,
+    UnknownVersion,
+)
+from .fold import Game, fold
+from .lobby import Lobby, LobbyPage
+from .model import Event, GameCreated, Recorded, SeatSpec, deck_commitment
+
+GAME_ID = re.compile(r"^[0-9a-z]{1,40}$")
+
+# KEYS: stream, ids.  ARGV: expected version, "1" if the game must exist, then five
+# values per event: id, type, schema version, time, data.
+APPEND = """
+local expected = tonumber(ARGV[1])
+local count = (#ARGV - 2) / 5
+for i = 0, count - 1 do
+  local seen = redis.call('HGET', KEYS[2], ARGV[3 + i * 5])
+  if seen then return {'seen', tonumber(seen)} end
+end
+local current = redis.call('XLEN', KEYS[1])
+if current == 0 and ARGV[2] == '1' then return {'unknown', 0} end
+if current ~= expected then return {'stale', current} end
+local last = current + count
+for i = 0, count - 1 do
+  local at = 3 + i * 5
+  redis.call('XADD', KEYS[1], (current + i + 1) .. '-0', 'id', ARGV[at], 'type', ARGV[at + 1],
+    'v', ARGV[at + 2], 'at', ARGV[at + 3], 'data', ARGV[at + 4])
+  redis.call('HSET', KEYS[2], ARGV[at], last)
+end
+return {'ok', last}
+"""
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@contextmanager
+def _redis_errors() -> Iterator[None]:
+    try:
+        yield
+    except redis.exceptions.RedisError as error:
+        raise StoreUnavailable(f"Redis failed: {error}") from error
+
+
+class GameStore:
+    """Games as streams of events in Redis, and their fold.
+
+    `prefix` starts every key (tests use one each); `clock` stamps events.
+    """
+
+    def __init__(
+        self,
+        client: redis.Redis,
+        prefix: str = "claim",
+        clock: Callable[[], datetime] = utc_now,
+        cache_size: int = 1024,
+    ):
+        self.redis = client
+        self.prefix = prefix
+        self.clock = clock
+        self.lobby = Lobby(client, prefix)
+        self._append = client.register_script(APPEND)
+        # Folded games by id. A game at a given version never changes (streams are
+        # append-only), so a cached fold is never stale, only perhaps behind.
+        self._cache: OrderedDict[str, Game] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+
+    def key(self, game_id: str, name: str) -> str:
+        return f"{self.prefix}:game:{{{game_id}}}:{name}"
+
+    def create(
+        self,
+        settings: Settings,
+        seats: Sequence[SeatSpec],
+        *,
+        move_time_limit: int | None = None,
+        deck: Sequence[Card] | None = None,
+    ) -> Game:
+        """A new game with a fresh random id: its deck shuffled with
+        `secrets.SystemRandom` unless `deck` gives the order, and its commitment."""
+        if deck is None:
+            deck = shuffled_deck(settings.factions, SystemRandom())
+        deck = check_deck(settings.factions, deck)
+        salt = secrets.token_bytes(32)
+        creation = GameCreated(
+            settings, tuple(seats), deck, salt, deck_commitment(salt, deck), move_time_limit
+        )
+        while True:
+            game_id = secrets.token_hex(8)
+            try:
+                self.append(game_id, [creation], expected_version=0)
+            except StaleVersion:
+                continue  # that id is taken: 64 random bits make this rare
+            return self.load(game_id, 1)
+
+    def append(
+        self,
+        game_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        ids: Sequence[uuid.UUID] | None = None,
+    ) -> int:
+        """Append `events` after `expected_version`; answer the new version.
+
+        The events must fit their schemas (InvalidEvent) and the rules at that version
+        (RejectedEvent). If the game is no longer at `expected_version`: StaleVersion
+        with the current one. If an event id was appended before: nothing is written
+        and the answer is the version that append ended at.
+        """
+        _check_id(game_id)
+        if not isinstance(expected_version, int) or expected_version < 0:
+            raise ValueError(f"an expected version is 0 or more, not {expected_version!r}")
+        ids = [uuid.uuid4() for _ in events] if ids is None else list(ids)
+        if not events or len(ids) != len(events):
+            raise ValueError("append at least one event, with one id per event")
+        at = self.clock()
+        records = [
+            Recorded(expected_version + n, event_id, at, event)
+            for n, (event_id, event) in enumerate(zip(ids, events, strict=True), start=1)
+        ]
+        argv: list[object] = [expected_version, int(expected_version > 0)]
+        for record in records:
+            try:
+                name, version, data = encode(record.event)
+            except ValidationError as error:
+                raise InvalidEvent(game_id, record.version, error.messages) from None
+            argv += [str(record.id), name, version, at.isoformat(), data]
+        try:
+            before = self.load(game_id, expected_version) if expected_version else None
+            after = fold(game_id, records, before)
+        except (RejectedEvent, UnknownVersion) as error:
+            # A re-sent event, or a version moved on, tells more than the rejection.
+            if (version := self._seen(game_id, ids, expected_version)) is not None:
+                return version
+            raise error from None
+        with _redis_errors():
+            reply = self._append(
+                keys=[self.key(game_id, "events"), self.key(game_id, "ids")], args=argv
+            )
+        outcome, version = _text(reply[0]), int(reply[1])
+        if outcome == "unknown":
+            raise UnknownGame(game_id)
+        if outcome == "stale":
+            raise StaleVersion(game_id, expected_version, version)
+        if outcome == "seen":
+            after = self.load(game_id)  # project again: the first append may not have
+        else:
+            self._remember(after)
+        if (
+            outcome == "seen"
+            or before is None
+            or before.status != after.status
+            or before.seats != after.seats
+        ):
+            with _redis_errors():
+                self.lobby.project(after)
+        return version
+
+    def _seen(self, game_id: str, ids: Sequence[uuid.UUID], expected_version: int) -> int | None:
+        """The version an earlier append of one of `ids` ended at, if there was one;
+        raises StaleVersion if the game is not at `expected_version`."""
+        with _redis_errors(), self.redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(self.key(game_id, "ids"), [str(event_id) for event_id in ids])
+            pipe.xlen(self.key(game_id, "events"))
+            seen, current = pipe.execute()
+        for version in seen:
+            if version is not None:
+                return int(version)
+        if current == 0 and expected_version > 0:
+            raise UnknownGame(game_id)
+        if current != expected_version:
+            raise StaleVersion(game_id, expected_version, current)
+        return None
+
+    def version(self, game_id: str) -> int:
+        """The game's current version: the number of its events."""
+        _check_id(game_id)
+        with _redis_errors():
+            version = self.redis.xlen(self.key(game_id, "events"))
+        if version == 0:
+            raise UnknownGame(game_id)
+        return version
+
+    def read(self, game_id: str, after: int = 0, until: int | None = None) -> list[Recorded]:
+        """The game's events with versions `after + 1` to `until` (or the last)."""
+        _check_id(game_id)
+        key = self.key(game_id, "events")
+        with _redis_errors():
+            entries = self.redis.xrange(
+                key, f"{after + 1}-0", "+" if until is None else f"{until}-0"
+            )
+            if not entries and not self.redis.exists(key):
+                raise UnknownGame(game_id)
+        return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
+
+    def wait(self, game_id: str, after: int, timeout: float) -> list[Recorded]:
+        """The events after version `after`, waiting up to `timeout` seconds for the
+        first one to be appended; [] if none came (a long-poll)."""
+        records = self.read(game_id, after)
+        if records or timeout <= 0:
+            return records
+        key = self.key(game_id, "events")
+        with _redis_errors():
+            reply = self.redis.xread({key: f"{after}-0"}, block=max(1, round(timeout * 1000)))
+        entries = reply[0][1] if reply else []
+        return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
+
+    def load(self, game_id: str, version: int | None = None) -> Game:
+        """The game folded to `version`, or to its last event."""
+        if version is not None and version < 1:
+            raise UnknownVersion(game_id, version, self.version(game_id))
+        with self._lock:
+            cached = self._cache.get(game_id)
+        if cached is not None and cached.version == version:
+            return cached
+        if cached is not None and (version is None or cached.version < version):
+            game = fold(game_id, self.read(game_id, cached.version, version), cached)
+        else:
+            game = fold(game_id, self.read(game_id, 0, version))
+        if version is not None and game.version != version:
+            raise UnknownVersion(game_id, version, game.version)
+        self._remember(game)
+        return game
+
+    def _remember(self, game: Game) -> None:
+        with self._lock:
+            cached = self._cache.get(game.id)
+            if cached is None or cached.version < game.version:
+                self._cache[game.id] = game
+            self._cache.move_to_end(game.id)
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+
+    def _decode(self, game_id: str, entry_id, fields: dict) -> Recorded:
+        version = int(_text(entry_id).split("-")[0])
+        fields = {_text(name): _text(value) for name, value in fields.items()}
+        try:
+            event = decode(fields["type"], int(fields["v"]), fields["data"])
+            return Recorded(
+                version, uuid.UUID(fields["id"]), datetime.fromisoformat(fields["at"]), event
+            )
+        except (KeyError, ValueError) as error:  # ValidationError is a ValueError
+            problems = getattr(error, "messages", None) or f"{type(error).__name__}: {error}"
+            raise CorruptEvent(game_id, version, problems) from None
+
+    def game_ids(self) -> Iterator[str]:
+        """Every game's id, in no particular order."""
+        pattern = self.key("*", "events")  # braces are plain characters in a match
+        with _redis_errors():
+            for key in self.redis.scan_iter(match=pattern, count=1000, _type="stream"):
+                yield _text(key).split("{", 1)[1].split("}", 1)[0]
+
+    def listing(self, status: str, offset: int = 0, limit: int = 20) -> LobbyPage:
+        """The lobby: games with `status` (open, running, finished, aborted), newest first."""
+        with _redis_errors():
+            return self.lobby.page(status, offset, limit)
+
+    def rebuild_lobby(self) -> int:
+        """Rebuild the lobby from the streams; answer the number of games."""
+        with _redis_errors():
+            self.lobby.clear()
+            count = 0
+            for game_id in self.game_ids():
+                self.lobby.project(self.load(game_id))
+                count += 1
+        return count
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _check_id(game_id: str) -> None:
+    if not isinstance(game_id, str) or not GAME_ID.match(game_id):
+        raise UnknownGame(str(game_id))
