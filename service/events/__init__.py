@@ -46,9 +46,13 @@ from .fold import (
 from .lobby import GameSummary, LobbyPage
 from .model import (
     AI,
+    AI_DECIDES,
     AI_LEVELS,
+    DEFAULT_JOIN_TIME_LIMIT,
+    DEFAULT_TIMEOUT_POLICY,
     FORFEIT,
     HUMAN,
+    TAKEOVER,
     TIMEOUT_POLICIES,
     DecisionMade,
     Event,
@@ -57,17 +61,22 @@ from .model import (
     GameResigned,
     Recorded,
     SeatJoined,
+    SeatReturned,
     SeatSpec,
     TurnTimedOut,
     deck_commitment,
+    policy_parts,
 )
 from .store import GameStore
 
 __all__ = [
     "ABORTED",
     "AI",
+    "AI_DECIDES",
     "AI_LEVELS",
     "COMPLETED",
+    "DEFAULT_JOIN_TIME_LIMIT",
+    "DEFAULT_TIMEOUT_POLICY",
     "FINISHED",
     "FORFEIT",
     "FORFEITED",
@@ -76,6 +85,7 @@ __all__ = [
     "RESIGNED",
     "RUNNING",
     "STATUSES",
+    "TAKEOVER",
     "TIMEOUT_POLICIES",
     "CorruptEvent",
     "DecisionMade",
@@ -93,6 +103,7 @@ __all__ = [
     "RejectedEvent",
     "Seat",
     "SeatJoined",
+    "SeatReturned",
     "SeatSpec",
     "SeatUnavailable",
     "StaleVersion",
@@ -105,4 +116,5 @@ __all__ = [
     "connect",
     "deck_commitment",
     "fold",
+    "policy_parts",
 ]

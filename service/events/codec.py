@@ -25,6 +25,7 @@ from service.domain import Card, ClaimError, Decision, Faction, Settings, check_
 from .model import (
     AI,
     AI_LEVELS,
+    DEFAULT_TIMEOUT_POLICY,
     HUMAN,
     TIMEOUT_POLICIES,
     DecisionMade,
@@ -33,6 +34,7 @@ from .model import (
     GameCreated,
     GameResigned,
     SeatJoined,
+    SeatReturned,
     SeatSpec,
     TurnTimedOut,
 )
@@ -120,6 +122,10 @@ class GameCreatedSchema(_Schema):
     move_time_limit = fields.Integer(
         strict=True, load_default=None, allow_none=True, validate=validate.Range(min=1)
     )
+    timeout_policy = fields.String(required=True, validate=validate.OneOf(TIMEOUT_POLICIES))
+    join_time_limit = fields.Integer(
+        strict=True, required=True, allow_none=True, validate=validate.Range(min=1)
+    )
 
     @post_load
     def _build(self, data, **kwargs):
@@ -169,6 +175,13 @@ class TurnTimedOutSchema(_Schema):
     policy = fields.String(required=True, validate=validate.OneOf(TIMEOUT_POLICIES))
 
 
+class SeatReturnedSchema(_Schema):
+    class Meta:
+        event = SeatReturned
+
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+
+
 class GameAbortedSchema(_Schema):
     class Meta:
         event = GameAborted
@@ -189,20 +202,35 @@ class EventType:
     upcasters: dict[int, Callable[[dict], dict]]
 
 
+def _game_created_v1(data: dict) -> dict:
+    # Version 2 added the timeout policy and the join time limit; version 1 games had
+    # the default policy and no join time limit.
+    return {**data, "timeout_policy": DEFAULT_TIMEOUT_POLICY, "join_time_limit": None}
+
+
 def _seat_joined_v1(data: dict) -> dict:
     # Version 2 added the registered player a seat belongs to; version 1 seats had none.
     return {**data, "player": None}
 
 
 EVENT_TYPES: dict[type, EventType] = {
-    GameCreated: EventType("GameCreated", 1, GameCreatedSchema(), {}),
+    GameCreated: EventType("GameCreated", 2, GameCreatedSchema(), {1: _game_created_v1}),
     SeatJoined: EventType("SeatJoined", 2, SeatJoinedSchema(), {1: _seat_joined_v1}),
     DecisionMade: EventType("DecisionMade", 1, DecisionMadeSchema(), {}),
     GameResigned: EventType("GameResigned", 1, GameResignedSchema(), {}),
     TurnTimedOut: EventType("TurnTimedOut", 1, TurnTimedOutSchema(), {}),
+    SeatReturned: EventType("SeatReturned", 1, SeatReturnedSchema(), {}),
     GameAborted: EventType("GameAborted", 1, GameAbortedSchema(), {}),
 }
 BY_NAME = {event_type.name: event_type for event_type in EVENT_TYPES.values()}
+
+
+def dump(event: Event) -> tuple[str, dict]:
+    """The event's type name and its data as plain values."""
+    event_type = EVENT_TYPES.get(type(event))
+    if event_type is None:
+        raise ValidationError(f"not an event: {type(event).__name__}")
+    return event_type.name, event_type.schema.dump(event)
 
 
 def encode(event: Event) -> tuple[str, int, str]:
@@ -210,12 +238,10 @@ def encode(event: Event) -> tuple[str, int, str]:
 
     Raises ValidationError for an event that its own schema would not read back.
     """
-    event_type = EVENT_TYPES.get(type(event))
-    if event_type is None:
-        raise ValidationError(f"not an event: {type(event).__name__}")
-    data = event_type.schema.dump(event)
+    name, data = dump(event)
+    event_type = BY_NAME[name]
     event_type.schema.load(data)  # never write what cannot be read back
-    return event_type.name, event_type.version, json.dumps(data, separators=(",", ":"))
+    return name, event_type.version, json.dumps(data, separators=(",", ":"))
 
 
 def decode(name: str, version: int, data: str) -> Event:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import reduce
 
 from service.domain import (
@@ -29,13 +29,16 @@ from .errors import RejectedEvent, SeatUnavailable
 from .model import (
     AI,
     FORFEIT,
+    TAKEOVER,
     DecisionMade,
     GameAborted,
     GameCreated,
     GameResigned,
     Recorded,
     SeatJoined,
+    SeatReturned,
     TurnTimedOut,
+    policy_parts,
 )
 
 # A game's status, as the lobby lists it.
@@ -61,10 +64,16 @@ class Seat:
     name: str | None = None
     token_hash: str | None = None
     player: str | None = None
+    takeover: str | None = None  # the level of the AI playing a person's seat meanwhile
 
     @property
     def taken(self) -> bool:
         return self.kind == AI or self.token_hash is not None
+
+    @property
+    def ai_level(self) -> str | None:
+        """The level of the AI that decides for this seat now, None for a person."""
+        return self.level if self.kind == AI else self.takeover
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +114,26 @@ class Game:
         if self.ending is not None:
             return ABORTED if self.ending.reason == ABORTED else FINISHED
         return OPEN if self.open_seats else RUNNING
+
+    @property
+    def acting_ai(self) -> int | None:
+        """The seat to act if the game runs and an AI decides for it, else None."""
+        seat = self.state.to_act
+        if self.status != RUNNING or self.seats[seat].ai_level is None:
+            return None
+        return seat
+
+    @property
+    def deadline(self) -> datetime | None:
+        """When the waiting runs out: the move time of the person to act, or the join
+        time of a game still open; None when nobody is waited for or there is no limit."""
+        if self.status == OPEN:
+            limit, since = self.creation.join_time_limit, self.created_at
+        elif self.status == RUNNING and self.acting_ai is None:
+            limit, since = self.creation.move_time_limit, self.updated_at
+        else:
+            return None
+        return None if limit is None else since + timedelta(seconds=limit)
 
     @property
     def result(self) -> Result | None:
@@ -169,9 +198,16 @@ def _changes(game: Game, event) -> dict:
     if isinstance(event, TurnTimedOut):
         if event.seat != game.state.to_act:
             raise NotYourTurn(f"seat {event.seat} is not the seat to act")
-        if event.policy != FORFEIT:
-            return {}  # the policy's AI decides next, as a DecisionMade
-        return {"ending": _lost_by(game.settings, FORFEITED, event.seat)}
+        mode, level = policy_parts(event.policy)
+        if mode == FORFEIT:
+            return {"ending": _lost_by(game.settings, FORFEITED, event.seat)}
+        if mode == TAKEOVER:
+            return {"seats": _with_seat(game, event.seat, takeover=level)}
+        return {}  # the policy's AI makes this one decision, as a DecisionMade
+    if isinstance(event, SeatReturned):
+        if event.seat not in range(len(game.seats)) or game.seats[event.seat].takeover is None:
+            raise SeatUnavailable(f"no AI is playing seat {event.seat}")
+        return {"seats": _with_seat(game, event.seat, takeover=None)}
     raise TypeError(f"not an event: {event!r}")
 
 
@@ -182,8 +218,14 @@ def _join(game: Game, event: SeatJoined) -> tuple[Seat, ...]:
     seat = game.seats[event.seat]
     if seat.taken:
         raise SeatUnavailable(f"seat {event.seat} is taken")
-    joined = replace(seat, name=event.name, token_hash=event.token_hash, player=event.player)
-    return game.seats[: event.seat] + (joined,) + game.seats[event.seat + 1 :]
+    return _with_seat(
+        game, event.seat, name=event.name, token_hash=event.token_hash, player=event.player
+    )
+
+
+def _with_seat(game: Game, seat: int, **changes) -> tuple[Seat, ...]:
+    """The seats of `game`, `seat` changed."""
+    return game.seats[:seat] + (replace(game.seats[seat], **changes),) + game.seats[seat + 1 :]
 
 
 def _check_not_over(game: Game) -> None:

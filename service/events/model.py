@@ -22,9 +22,19 @@ AI_LEVELS = ("random", "greedy", "expert")
 # the seat's side loses; "ai:<level>" has an AI make that one decision for the seat;
 # "takeover:<level>" has an AI play the seat until its player comes back.
 FORFEIT = "forfeit"
+AI_DECIDES = "ai"
+TAKEOVER = "takeover"
 TIMEOUT_POLICIES = (FORFEIT,) + tuple(
-    f"{mode}:{level}" for mode in ("ai", "takeover") for level in AI_LEVELS
+    f"{mode}:{level}" for mode in (AI_DECIDES, TAKEOVER) for level in AI_LEVELS
 )
+DEFAULT_TIMEOUT_POLICY = "ai:greedy"
+DEFAULT_JOIN_TIME_LIMIT = 7 * 24 * 3600  # seconds for every human seat to be taken
+
+
+def policy_parts(policy: str) -> tuple[str, str | None]:
+    """`("ai", "greedy")` for `"ai:greedy"`, `("forfeit", None)` for `"forfeit"`."""
+    mode, _, level = policy.partition(":")
+    return mode, level or None
 
 
 def deck_commitment(salt: bytes, deck: tuple[Card, ...]) -> str:
@@ -63,6 +73,8 @@ class GameCreated:
     salt: bytes
     commitment: str
     move_time_limit: int | None = None  # seconds, None for no limit
+    timeout_policy: str = DEFAULT_TIMEOUT_POLICY  # what happens when the move time runs out
+    join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT  # seconds; then the game is aborted
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +113,28 @@ class TurnTimedOut:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatReturned:
+    """The person of a seat that an AI took over (timeout policy `takeover`) came back."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class GameAborted:
     """The game was called off before its end (for example seats left untaken)."""
 
     reason: str
 
 
-Event = GameCreated | SeatJoined | DecisionMade | GameResigned | TurnTimedOut | GameAborted
+Event = (
+    GameCreated
+    | SeatJoined
+    | DecisionMade
+    | GameResigned
+    | TurnTimedOut
+    | SeatReturned
+    | GameAborted
+)
 
 
 @dataclass(frozen=True, slots=True)

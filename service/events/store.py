@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import secrets
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -39,7 +40,15 @@ from .errors import (
 )
 from .fold import Game, fold
 from .lobby import Lobby, LobbyPage
-from .model import Event, GameCreated, Recorded, SeatSpec, deck_commitment
+from .model import (
+    DEFAULT_JOIN_TIME_LIMIT,
+    DEFAULT_TIMEOUT_POLICY,
+    Event,
+    GameCreated,
+    Recorded,
+    SeatSpec,
+    deck_commitment,
+)
 
 GAME_ID = re.compile(r"^[0-9a-z]{1,40}$")
 
@@ -64,6 +73,10 @@ for i = 0, count - 1 do
 end
 return {'ok', last}
 """
+
+# A long-poll blocks in slices this long (seconds): a client's socket timeout (redis-py 8:
+# 5 s by default) would otherwise cut off a longer XREAD BLOCK as a Redis failure.
+WAIT_SLICE = 1.0
 
 
 def utc_now() -> datetime:
@@ -112,16 +125,30 @@ class GameStore:
         *,
         move_time_limit: int | None = None,
         deck: Sequence[Card] | None = None,
+        timeout_policy: str = DEFAULT_TIMEOUT_POLICY,
+        join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT,
+        game_id: str | None = None,
     ) -> Game:
-        """A new game with a fresh random id: its deck shuffled with
-        `secrets.SystemRandom` unless `deck` gives the order, and its commitment."""
+        """A new game with a fresh random id (or `game_id`: StaleVersion if it exists):
+        its deck shuffled with `secrets.SystemRandom` unless `deck` gives the order,
+        and its commitment."""
         if deck is None:
             deck = shuffled_deck(settings.factions, SystemRandom())
         deck = check_deck(settings.factions, deck)
         salt = secrets.token_bytes(32)
         creation = GameCreated(
-            settings, tuple(seats), deck, salt, deck_commitment(salt, deck), move_time_limit
+            settings,
+            tuple(seats),
+            deck,
+            salt,
+            deck_commitment(salt, deck),
+            move_time_limit,
+            timeout_policy,
+            join_time_limit,
         )
+        if game_id is not None:
+            self.append(game_id, [creation], expected_version=0)
+            return self.load(game_id, 1)
         while True:
             game_id = secrets.token_hex(8)
             try:
@@ -218,15 +245,20 @@ class GameStore:
             raise UnknownGame(game_id)
         return version
 
-    def read(self, game_id: str, after: int = 0, until: int | None = None) -> list[Recorded]:
-        """The game's events with versions `after + 1` to `until` (or the last)."""
+    def read(
+        self, game_id: str, after: int = 0, until: int | None = None, *, known: bool = False
+    ) -> list[Recorded]:
+        """The game's events with versions `after + 1` to `until` (or the last).
+
+        `known`: the game is known to exist, so no events is no error (one round trip
+        fewer)."""
         _check_id(game_id)
         key = self.key(game_id, "events")
         with _redis_errors():
             entries = self.redis.xrange(
                 key, f"{after + 1}-0", "+" if until is None else f"{until}-0"
             )
-            if not entries and not self.redis.exists(key):
+            if not entries and not known and not self.redis.exists(key):
                 raise UnknownGame(game_id)
         return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
 
@@ -237,9 +269,13 @@ class GameStore:
         if records or timeout <= 0:
             return records
         key = self.key(game_id, "events")
+        deadline = time.monotonic() + timeout
+        entries = []
         with _redis_errors():
-            reply = self.redis.xread({key: f"{after}-0"}, block=max(1, round(timeout * 1000)))
-        entries = reply[0][1] if reply else []
+            while not entries and (left := deadline - time.monotonic()) > 0:
+                block = max(1, round(min(left, WAIT_SLICE) * 1000))
+                reply = self.redis.xread({key: f"{after}-0"}, block=block)
+                entries = reply[0][1] if reply else []
         return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
 
     def load(self, game_id: str, version: int | None = None) -> Game:
@@ -251,7 +287,7 @@ class GameStore:
         if cached is not None and cached.version == version:
             return cached
         if cached is not None and (version is None or cached.version < version):
-            game = fold(game_id, self.read(game_id, cached.version, version), cached)
+            game = fold(game_id, self.read(game_id, cached.version, version, known=True), cached)
         else:
             game = fold(game_id, self.read(game_id, 0, version))
         if version is not None and game.version != version:
@@ -276,7 +312,7 @@ class GameStore:
             return Recorded(
                 version, uuid.UUID(fields["id"]), datetime.fromisoformat(fields["at"]), event
             )
-        except (KeyError, ValueError) as error:  # ValidationError is a ValueError
+        except (KeyError, ValueError, ValidationError) as error:
             problems = getattr(error, "messages", None) or f"{type(error).__name__}: {error}"
             raise CorruptEvent(game_id, version, problems) from None
 

@@ -1,29 +1,12 @@
 """All games of ../shared/conformance/games.jsonl, step by step (RULES.md, all sections)."""
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
 from service.conformance import first_difference
 from service.domain import Settings, apply, legal_decisions, new_game, result
-
-CONFORMANCE = Path(
-    os.environ.get(
-        "CLAIM_CONFORMANCE",
-        Path(__file__).resolve().parents[3] / "shared" / "conformance" / "games.jsonl",
-    )
-)
-
-
-def _games() -> list[dict]:
-    # A missing file fails the run at collection: it must never pass silently.
-    with CONFORMANCE.open(encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.strip()]
-
-
-GAMES = _games()
+from tests.conformance_games import GAMES
 
 
 def test_the_conformance_file_holds_games_of_every_player_count():

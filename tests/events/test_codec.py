@@ -1,0 +1,136 @@
+"""Event schemas: every type round-trips, old versions upcast, bad data is refused."""
+
+import json
+from dataclasses import replace
+
+import pytest
+from marshmallow import ValidationError
+
+from service.domain import Decision
+from service.events import (
+    DecisionMade,
+    GameAborted,
+    GameResigned,
+    SeatJoined,
+    SeatReturned,
+    SeatSpec,
+    TurnTimedOut,
+)
+from service.events.codec import EVENT_TYPES, decode, encode
+from tests.events.factories import TOKEN_HASH, a_creation
+
+EXAMPLES = [
+    a_creation(players=2, kinds=["human", "greedy"], move_time_limit=3600),
+    a_creation(players=3),
+    a_creation(players=4, kinds=["human"] * 4),
+    SeatJoined(seat=1, name="Ann", token_hash=TOKEN_HASH),
+    SeatJoined(seat=0, name="Bo", token_hash=TOKEN_HASH, player="p-17"),
+    DecisionMade(seat=0, decision=Decision.parse("play GO3")),
+    DecisionMade(seat=2, decision=Decision.parse("take deck"), timeout_policy="ai:greedy"),
+    GameResigned(seat=1),
+    TurnTimedOut(seat=0, policy="forfeit"),
+    TurnTimedOut(seat=1, policy="takeover:expert"),
+    SeatReturned(seat=1),
+    GameAborted(reason="seats not taken in time"),
+]
+
+
+@pytest.mark.parametrize("event", EXAMPLES, ids=lambda event: type(event).__name__)
+def test_every_event_reads_back_as_it_was_written(event):
+    assert decode(*encode(event)) == event
+
+
+def test_every_event_type_has_an_example():
+    assert {type(event) for event in EXAMPLES} == set(EVENT_TYPES)
+
+
+def test_an_event_is_stored_as_type_schema_version_and_json_data():
+    assert encode(DecisionMade(1, Decision.parse("take KN5"))) == (
+        "DecisionMade",
+        1,
+        '{"seat":1,"decision":"take KN5","timeout_policy":null}',
+    )
+
+
+def test_a_version_1_seat_joined_is_upcast_to_a_seat_without_a_player():
+    data = json.dumps({"seat": 1, "name": "Ann", "token_hash": TOKEN_HASH})
+    assert decode("SeatJoined", 1, data) == SeatJoined(1, "Ann", TOKEN_HASH, player=None)
+
+
+def test_a_version_1_creation_is_upcast_to_the_default_policy_and_no_join_limit():
+    creation = a_creation(players=2, move_time_limit=60)
+    name, _, data = encode(creation)
+    fields = json.loads(data)
+    del fields["timeout_policy"], fields["join_time_limit"]
+    old = decode(name, 1, json.dumps(fields))
+    assert old == replace(creation, timeout_policy="ai:greedy", join_time_limit=None)
+
+
+def test_the_current_seat_joined_needs_its_player_field():
+    data = json.dumps({"seat": 1, "name": "Ann", "token_hash": TOKEN_HASH})
+    with pytest.raises(ValidationError, match="player"):
+        decode("SeatJoined", 2, data)
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "data", "problem"),
+    [
+        ("CardsShuffled", 1, "{}", "unknown event type"),
+        ("DecisionMade", 2, "{}", "unknown version 2"),
+        ("DecisionMade", 0, "{}", "unknown version 0"),
+        ("DecisionMade", 1, "{not json", "not JSON"),
+        ("DecisionMade", 1, "[1, 2]", "not an object"),
+        ("DecisionMade", 1, '{"seat": 0}', "decision"),
+        ("DecisionMade", 1, '{"seat": 0, "decision": "play XX9"}', "unknown card"),
+        ("DecisionMade", 1, '{"seat": "0", "decision": "play GO3"}', "seat"),
+        ("DecisionMade", 1, '{"seat": 4, "decision": "play GO3"}', "seat"),
+        ("DecisionMade", 1, '{"seat": 0, "decision": "play GO3", "extra": 1}', "extra"),
+        ("TurnTimedOut", 1, '{"seat": 0, "policy": "ai:godlike"}', "policy"),
+        ("GameAborted", 1, '{"reason": ""}', "reason"),
+    ],
+)
+def test_data_that_does_not_fit_its_schema_is_refused(name, version, data, problem):
+    with pytest.raises(ValidationError, match=problem):
+        decode(name, version, data)
+
+
+def _created_data(**changes) -> str:
+    _, _, data = encode(a_creation(players=2))
+    return json.dumps({**json.loads(data), **changes})
+
+
+def test_a_creation_whose_deck_is_not_its_factions_cards_is_refused():
+    deck = json.loads(_created_data())["deck"]
+    with pytest.raises(ValidationError, match="deck"):
+        decode("GameCreated", 1, _created_data(deck=deck[:-1] + deck[:1]))
+
+
+def test_a_creation_with_a_seat_per_player_only():
+    with pytest.raises(ValidationError, match="2 players need 2 seats"):
+        decode("GameCreated", 1, _created_data(seats=[{"kind": "human"}]))
+
+
+@pytest.mark.parametrize(
+    "seat", [{"kind": "ai"}, {"kind": "human", "level": "greedy"}, {"kind": "robot"}]
+)
+def test_an_ai_seat_has_a_level_and_a_human_seat_none(seat):
+    with pytest.raises(ValidationError):
+        decode("GameCreated", 1, _created_data(seats=[seat, {"kind": "human"}]))
+
+
+def test_a_creation_with_illegal_factions_is_refused():
+    settings = {"players": 2, "factions": ["GO", "GO", "UN", "DO", "DW"], "first_leader": 0}
+    with pytest.raises(ValidationError, match="a faction appears twice"):
+        decode("GameCreated", 1, _created_data(settings=settings))
+
+
+def test_encode_refuses_an_event_its_schema_would_not_read_back():
+    with pytest.raises(ValidationError, match="seat"):
+        encode(DecisionMade(seat=7, decision=Decision.parse("play GO3")))
+    with pytest.raises(ValidationError, match="invite_hash"):
+        encode(replace(a_creation(), seats=(SeatSpec("human", invite_hash="x"),) * 2))
+
+
+def test_encode_refuses_what_is_not_an_event():
+    with pytest.raises(ValidationError, match="not an event"):
+        encode("play GO3")

@@ -1,0 +1,207 @@
+"""The fold: a game's state is its events applied in order, the engine's rules included."""
+
+import random
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+
+from service.domain import Decision, GameOver, IllegalDecision, NotYourTurn, apply, new_game
+from service.events import (
+    ABORTED,
+    COMPLETED,
+    FINISHED,
+    FORFEITED,
+    OPEN,
+    RESIGNED,
+    RUNNING,
+    DecisionMade,
+    Ending,
+    GameAborted,
+    GameResigned,
+    RejectedEvent,
+    SeatJoined,
+    SeatReturned,
+    SeatUnavailable,
+    TurnTimedOut,
+    fold,
+)
+from tests.events.factories import TOKEN_HASH, a_creation, a_move, records, then
+
+
+def _fold(*events):
+    return fold("g1", records(*events))
+
+
+def _running(players=2):
+    return _fold(a_creation(players))
+
+
+def _rejection(game, event) -> Exception:
+    with pytest.raises(RejectedEvent) as caught:
+        then(game, event)
+    return caught.value
+
+
+def test_a_game_with_an_untaken_human_seat_is_open():
+    game = _fold(a_creation(kinds=["human", "greedy"]))
+    assert (game.status, game.open_seats) == (OPEN, (0,))
+
+
+def test_the_game_runs_once_every_human_seat_is_taken():
+    game = _fold(
+        a_creation(kinds=["human", "human"]),
+        SeatJoined(1, "Bo", TOKEN_HASH),
+        SeatJoined(0, "Ann", TOKEN_HASH),
+    )
+    assert game.status == RUNNING
+    assert [seat.name for seat in game.seats] == ["Ann", "Bo"]
+    assert game.version == 3
+
+
+def test_a_game_of_ai_seats_runs_at_once():
+    assert _running().status == RUNNING
+
+
+def test_the_folded_state_is_the_engines_state_after_the_same_decisions():
+    creation = a_creation(players=3, seed=5)
+    state = new_game(creation.settings, creation.deck)
+    events = [creation]
+    rng = random.Random(5)
+    for _ in range(20):
+        move = a_move(state, rng)
+        events.append(move)
+        state = apply(state, move.decision, seat=move.seat)
+    game = _fold(*events)
+    assert game.state == state
+    assert (game.version, game.decisions) == (21, 20)
+
+
+def test_the_last_decision_finishes_the_game_with_the_engines_winner():
+    game = _running()
+    while game.state.to_act is not None:
+        game = then(game, a_move(game.state))
+    assert game.status == FINISHED
+    assert game.ending == Ending(COMPLETED, None, (game.result.winner,))
+
+
+def test_the_time_of_the_last_event_is_the_games_update_time():
+    game = _fold(a_creation(), a_move(_running().state))
+    assert game.updated_at > game.created_at
+
+
+def test_a_decision_before_the_seats_are_taken_is_rejected_naming_game_and_version():
+    game = _fold(a_creation(kinds=["human", "random"]))
+    error = _rejection(game, a_move(game.state))
+    assert isinstance(error.error, IllegalDecision)
+    assert str(error) == "game g1, event 2: the game has not started: seats 0 are not taken"
+
+
+def test_an_illegal_decision_is_rejected_with_the_engines_reason():
+    game = _running()
+    card = next(c for c in game.creation.deck if c not in game.state.hands[0])
+    error = _rejection(game, DecisionMade(0, Decision.play(card)))
+    assert isinstance(error.error, IllegalDecision)
+    assert error.version == 2
+    assert "not in" in error.error.reason
+
+
+def test_a_decision_by_a_seat_not_to_act_is_rejected():
+    game = _running()
+    move = a_move(game.state)
+    assert isinstance(_rejection(game, replace(move, seat=1)).error, NotYourTurn)
+
+
+@pytest.mark.parametrize(
+    ("seat", "problem"), [(0, "seat 0 is taken"), (1, "seat 1 is taken"), (2, "no seat 2")]
+)
+def test_only_an_untaken_human_seat_can_be_joined(seat, problem):
+    game = _fold(a_creation(kinds=["human", "random"]), SeatJoined(0, "Ann", TOKEN_HASH))
+    error = _rejection(game, SeatJoined(seat, "Bo", TOKEN_HASH))
+    assert isinstance(error.error, SeatUnavailable)
+    assert problem in str(error)
+
+
+def test_a_resignation_ends_the_game_and_the_other_side_wins():
+    game = _fold(a_creation(), GameResigned(0))
+    assert game.status == FINISHED
+    assert game.ending == Ending(RESIGNED, 0, (1,))
+    assert game.result is None
+
+
+def test_with_four_players_a_resignation_loses_for_the_team():
+    game = _fold(a_creation(players=4), GameResigned(2))
+    assert game.ending == Ending(RESIGNED, 2, (1,))
+
+
+def test_with_three_players_a_resignation_leaves_both_others_winning():
+    game = _fold(a_creation(players=3), GameResigned(1))
+    assert game.ending.winners == (0, 2)
+
+
+def test_a_forfeit_timeout_ends_the_game_against_the_seat():
+    game = _fold(a_creation(), TurnTimedOut(0, "forfeit"))
+    assert game.ending == Ending(FORFEITED, 0, (1,))
+
+
+def test_an_ai_timeout_policy_leaves_the_game_to_its_decision():
+    game = _fold(a_creation(), TurnTimedOut(0, "ai:random"))
+    assert (game.status, game.version, game.state) == (RUNNING, 2, _running().state)
+
+
+def test_only_the_seat_to_act_can_time_out():
+    assert isinstance(_rejection(_running(), TurnTimedOut(1, "forfeit")).error, NotYourTurn)
+
+
+def test_an_aborted_game_takes_no_more_events():
+    game = _fold(a_creation(kinds=["human", "random"]), GameAborted("seats not taken"))
+    assert (game.status, game.ending.reason) == (ABORTED, ABORTED)
+    for event in (SeatJoined(0, "Ann", TOKEN_HASH), GameResigned(1), GameAborted("again")):
+        assert isinstance(_rejection(game, event).error, GameOver)
+
+
+def test_a_finished_game_takes_no_more_decisions():
+    game = _fold(a_creation(), GameResigned(1))
+    assert isinstance(_rejection(game, a_move(_running().state)).error, GameOver)
+
+
+def test_a_game_is_created_once_and_first():
+    with pytest.raises(RejectedEvent, match="event 1: a game is created once"):
+        _fold(GameResigned(0))
+    with pytest.raises(RejectedEvent, match="event 2: a game is created once"):
+        _fold(a_creation(), a_creation())
+
+
+def test_a_takeover_timeout_has_an_ai_play_the_seat_until_its_person_returns():
+    game = fold(
+        "g", records(a_creation(kinds=["human", "random"]), SeatJoined(0, "Ann", TOKEN_HASH))
+    )
+    assert game.acting_ai is None
+    game = then(game, TurnTimedOut(0, "takeover:greedy"))
+    assert game.seats[0].takeover == "greedy"
+    assert game.acting_ai == 0
+    game = then(game, SeatReturned(0))
+    assert game.seats[0].takeover is None
+    assert game.acting_ai is None
+
+
+def test_only_a_seat_an_ai_took_over_can_return():
+    game = fold(
+        "g", records(a_creation(kinds=["human", "random"]), SeatJoined(0, "Ann", TOKEN_HASH))
+    )
+    with pytest.raises(RejectedEvent, match="no AI is playing seat 0"):
+        then(game, SeatReturned(0))
+
+
+def test_the_deadline_is_the_move_time_of_the_person_to_act():
+    creation = replace(a_creation(kinds=["human", "random"]), move_time_limit=60)
+    game = fold("g", records(creation, SeatJoined(0, "Ann", TOKEN_HASH)))
+    assert game.deadline == game.updated_at + timedelta(seconds=60)
+    assert then(game, TurnTimedOut(0, "takeover:random")).deadline is None  # an AI plays
+
+
+def test_an_open_game_has_its_join_deadline_and_none_without_limits():
+    creation = replace(a_creation(kinds=["human", "human"]), join_time_limit=3600)
+    game = fold("g", records(creation))
+    assert game.deadline == game.created_at + timedelta(hours=1)
+    assert fold("g", records(a_creation())).deadline is None  # AIs only, no move limit

@@ -1,0 +1,228 @@
+"""The Redis store, against a real Redis: append, read, fold, versions, ids, errors."""
+
+import random
+import threading
+import time
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+import redis
+
+from service.domain import Decision, IllegalDecision, Settings, full_deck, shuffled_deck
+from service.events import (
+    CorruptEvent,
+    DecisionMade,
+    GameStore,
+    InvalidEvent,
+    RejectedEvent,
+    SeatJoined,
+    StaleVersion,
+    StoreUnavailable,
+    UnknownGame,
+    UnknownVersion,
+    deck_commitment,
+    fold,
+)
+from tests.events.factories import CLAIM, TOKEN_HASH, a_move, new_game, play, seats
+
+
+def _length(store, game) -> int:
+    return store.redis.xlen(store.key(game.id, "events"))
+
+
+def test_a_new_game_is_at_version_1_with_a_random_id(store):
+    first, second = new_game(store), new_game(store)
+    assert (first.version, second.version) == (1, 1)
+    assert first.id != second.id
+    assert len(first.id) == 16
+
+
+def test_a_new_game_has_a_shuffled_deck_and_its_commitment(store):
+    settings = Settings(2, CLAIM)
+    games = [store.create(settings, seats("random", "random")) for _ in range(2)]
+    for game in games:
+        creation = game.creation
+        assert sorted(creation.deck) == sorted(full_deck(settings.factions))
+        assert creation.commitment == deck_commitment(creation.salt, creation.deck)
+        assert len(creation.salt) == 32
+    assert games[0].creation.deck != games[1].creation.deck
+    assert games[0].creation.salt != games[1].creation.salt
+
+
+def test_a_new_game_keeps_the_deck_order_it_is_given(store):
+    settings = Settings(2, CLAIM)
+    deck = shuffled_deck(settings.factions, random.Random(3))
+    game = store.create(settings, seats("random", "random"), deck=deck)
+    assert game.creation.deck == deck
+    assert store.load(game.id).state.hands[0] == tuple(sorted(deck[:13]))
+
+
+def test_all_keys_of_a_game_share_its_hash_tag(store):
+    game = play(store, new_game(store), moves=1)
+    assert sorted(store.redis.scan_iter(match=f"{store.prefix}:game:*")) == [
+        f"{store.prefix}:game:{{{game.id}}}:events".encode(),
+        f"{store.prefix}:game:{{{game.id}}}:ids".encode(),
+    ]
+
+
+def test_appends_answer_consecutive_versions_and_entry_ids(store):
+    game = new_game(store)
+    versions = []
+    for _ in range(3):
+        versions.append(store.append(game.id, [a_move(game.state)], game.version))
+        game = store.load(game.id)
+    assert versions == [2, 3, 4]
+    entries = store.redis.xrange(store.key(game.id, "events"))
+    assert [entry_id for entry_id, _ in entries] == [b"1-0", b"2-0", b"3-0", b"4-0"]
+
+
+def test_several_events_append_together(store):
+    game = new_game(store, kinds=["human", "human"])
+    joins = [SeatJoined(0, "Ann", TOKEN_HASH), SeatJoined(1, "Bo", TOKEN_HASH)]
+    assert store.append(game.id, joins, 1) == 3
+    assert [record.event for record in store.read(game.id, after=1)] == joins
+
+
+def test_read_answers_the_events_after_a_version_up_to_another(store):
+    game = play(store, new_game(store), moves=5)
+    assert [r.version for r in store.read(game.id)] == [1, 2, 3, 4, 5, 6]
+    assert [r.version for r in store.read(game.id, after=2, until=4)] == [3, 4]
+    assert store.read(game.id, after=6) == []
+
+
+def test_events_carry_their_id_and_the_stores_clock(redis_client, prefix):
+    moment = datetime(2026, 5, 4, 3, 2, 1, tzinfo=UTC)
+    store = GameStore(redis_client, prefix, clock=lambda: moment)
+    game = new_game(store)
+    event_id = uuid.uuid4()
+    store.append(game.id, [a_move(game.state)], 1, ids=[event_id])
+    record = store.read(game.id, after=1)[0]
+    assert (record.id, record.at) == (event_id, moment)
+
+
+def test_load_folds_the_game_at_any_version(store):
+    game = play(store, new_game(store, players=3), moves=30)
+    records = store.read(game.id)
+    fresh = GameStore(store.redis, store.prefix)  # no cached fold
+    for version in (1, 2, 17, 31):
+        assert fresh.load(game.id, version) == fold(game.id, records[:version])
+    assert fresh.load(game.id) == game
+
+
+def test_a_version_the_game_has_not_reached_is_unknown(store):
+    game = new_game(store)
+    for version in (0, 2):
+        with pytest.raises(UnknownVersion, match=f"versions 1 to 1, not {version}"):
+            store.load(game.id, version)
+
+
+def test_a_stale_version_is_a_conflict_carrying_the_current_one(store):
+    game = play(store, new_game(store), moves=2)
+    with pytest.raises(StaleVersion) as caught:
+        store.append(game.id, [a_move(game.state)], expected_version=2)
+    assert (caught.value.current, caught.value.expected) == (3, 2)
+    with pytest.raises(StaleVersion):
+        store.append(game.id, [a_move(game.state)], expected_version=9)
+    assert _length(store, game) == 3
+
+
+def test_a_resent_event_id_writes_nothing_and_answers_the_first_version(store):
+    game = new_game(store)
+    event_id = uuid.uuid4()
+    move = a_move(game.state)
+    assert store.append(game.id, [move], 1, ids=[event_id]) == 2
+    play(store, store.load(game.id), moves=3)
+    assert store.append(game.id, [move], 1, ids=[event_id]) == 2
+    assert _length(store, game) == 5
+
+
+def test_an_unknown_game_is_an_error_everywhere(store):
+    move = DecisionMade(0, Decision.parse("play GO3"))
+    for call in (
+        lambda: store.load("0123456789abcdef"),
+        lambda: store.read("0123456789abcdef"),
+        lambda: store.version("0123456789abcdef"),
+        lambda: store.wait("0123456789abcdef", after=0, timeout=0.1),
+        lambda: store.append("0123456789abcdef", [move], 1),
+        lambda: store.load("}{*:"),
+    ):
+        with pytest.raises(UnknownGame):
+            call()
+    assert list(store.redis.scan_iter(match=f"{store.prefix}:*")) == []
+
+
+def test_an_event_that_does_not_fit_its_schema_is_not_written(store):
+    game = new_game(store)
+    with pytest.raises(InvalidEvent, match=f"game {game.id}, event 2: invalid event"):
+        store.append(game.id, [SeatJoined(seat=0, name="", token_hash="x")], 1)
+    assert _length(store, game) == 1
+
+
+def test_an_event_the_rules_reject_is_not_written(store):
+    game = new_game(store)
+    card = next(c for c in game.creation.deck if c not in game.state.hands[0])
+    with pytest.raises(RejectedEvent, match=f"game {game.id}, event 2: ") as caught:
+        store.append(game.id, [DecisionMade(0, Decision.play(card))], 1)
+    assert isinstance(caught.value.error, IllegalDecision)
+    assert _length(store, game) == 1
+
+
+def test_a_rejected_event_at_a_stale_version_is_reported_as_the_conflict(store):
+    game = play(store, new_game(store), moves=1)
+    stale_move = DecisionMade(0, Decision.parse("take deck"))  # illegal at version 1
+    with pytest.raises(StaleVersion):
+        store.append(game.id, [stale_move], 1)
+
+
+def test_a_stored_event_that_fails_its_schema_is_reported_not_skipped(store):
+    game = play(store, new_game(store), moves=1)
+    store.redis.xadd(
+        store.key(game.id, "events"),
+        {"id": str(uuid.uuid4()), "type": "DecisionMade", "v": "1", "at": "x", "data": "{}"},
+        id="3-0",
+    )
+    fresh = GameStore(store.redis, store.prefix)
+    for call in (lambda: fresh.load(game.id), lambda: fresh.read(game.id, after=1)):
+        with pytest.raises(CorruptEvent, match=f"game {game.id}, event 3"):
+            call()
+
+
+def test_a_fresh_store_folds_the_same_game_as_the_writer(store):
+    game = play(store, new_game(store, players=4), rng=random.Random(4))
+    assert game.ending is not None
+    assert GameStore(store.redis, store.prefix).load(game.id) == game
+
+
+def test_wait_answers_at_once_when_there_are_newer_events(store):
+    game = play(store, new_game(store), moves=2)
+    assert [r.version for r in store.wait(game.id, after=1, timeout=30)] == [2, 3]
+
+
+def test_wait_answers_nothing_when_no_event_comes_in_time(store):
+    game = new_game(store)
+    assert store.wait(game.id, after=1, timeout=0.05) == []
+
+
+def test_wait_wakes_up_when_an_event_is_appended(store):
+    game = new_game(store)
+
+    def append_once_the_reader_blocks():
+        while store.redis.info("clients")["blocked_clients"] == 0:
+            time.sleep(0.001)
+        store.append(game.id, [a_move(game.state)], 1)
+
+    appender = threading.Thread(target=append_once_the_reader_blocks)
+    appender.start()
+    records = store.wait(game.id, after=1, timeout=60)
+    appender.join()
+    assert [(r.version, r.event) for r in records] == [(2, a_move(game.state))]
+
+
+def test_redis_unreachable_is_a_clear_error(prefix):
+    client = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.5)
+    store = GameStore(client, prefix)
+    with pytest.raises(StoreUnavailable, match="Redis failed"):
+        store.create(Settings(2, CLAIM), seats("random", "random"))
+    with pytest.raises(StoreUnavailable):
+        store.read("0123456789abcdef")
