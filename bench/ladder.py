@@ -1,0 +1,132 @@
+"""AI strength: a tournament between the levels of `service.ai` over random legal decks.
+
+    .venv/bin/python bench/ladder.py --players 2 --pairing greedy:random --games 400
+    .venv/bin/python bench/ladder.py --players 3 --pairing expert:greedy --games 150
+
+A pairing `a:b` seats one `a` (the first side with 4 players: seats 0 and 2) against
+`b` in every other seat. Each deal is played once per seat rotation (twice with 2 or 4
+players, with the sides swapped; three times with 3), so both levels hold the same
+cards. Prints, per pairing, the share of games the `a` seat wins (a draw counts half)
+with its 95% Wilson interval; then, per level, the seconds per decision (mean, 95th
+percentile and maximum over the decisions with a choice), measured around each call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from multiprocessing import Pool
+
+from tqdm import tqdm
+
+from service.ai import LEVELS, player
+from service.domain import (
+    Settings,
+    apply,
+    new_game,
+    observe,
+    random_factions,
+    result,
+    shuffled_deck,
+)
+
+
+def play_deal(task: tuple[int, str, str, int, int]) -> tuple[str, list[float], dict]:
+    """Play one deal in every seat rotation: the pairing, the `a` side's score in each
+    game (1 win, 1/2 draw, 0 loss), and each level's seconds per decision."""
+    seed, hero, rival, players, deal = task
+    rng = random.Random(f"{seed}:{players}:{deal}")
+    settings = Settings(players, random_factions(players, rng), rng.randrange(players))
+    deck = shuffled_deck(settings.factions, rng)
+    sides = 2 if players == 4 else players
+    scores, seconds = [], defaultdict(list)
+    for rotation in range(sides):
+        hero_side = rotation
+        levels = [hero if _side(players, s) == hero_side else rival for s in range(players)]
+        players_ = [player(level) for level in levels]
+        rngs = [random.Random(f"{seed}:{players}:{deal}:{rotation}:{s}") for s in range(players)]
+        state = new_game(settings, deck)
+        while state.to_act is not None:
+            seat = state.to_act
+            view = observe(state, seat)
+            start, cpu = time.perf_counter(), time.process_time()
+            decision = players_[seat](view, rngs[seat])
+            if len(view.legal) > 1:
+                seconds[levels[seat]].append(time.perf_counter() - start)
+                seconds[levels[seat] + " cpu"].append(time.process_time() - cpu)
+            state = apply(state, decision, seat)
+        winner = result(state).winner
+        scores.append(0.5 if winner is None else float(winner == hero_side))
+    return f"{hero}:{rival}", scores, dict(seconds)
+
+
+def _side(players: int, seat: int) -> int:
+    return seat % 2 if players == 4 else seat
+
+
+def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (draws as halves)."""
+    if games == 0:
+        return 0.0, 1.0
+    p = score / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return centre - half, centre + half
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="games per pairing (whole deals)")
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    parser.add_argument(
+        "--pairing",
+        action="append",
+        help="a:b, one level against the other (repeatable; default greedy:random)",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--processes", type=int, default=2)
+    args = parser.parse_args()
+    pairings = [p.split(":") for p in args.pairing or ["greedy:random"]]
+    for pair in pairings:
+        if len(pair) != 2 or not set(pair) <= set(LEVELS):
+            parser.error(f"a pairing is two of {', '.join(LEVELS)} joined by ':'")
+    rotations = 2 if args.players == 4 else args.players
+    deals = max(1, math.ceil(args.games / rotations))
+    tasks = [(args.seed, a, b, args.players, deal) for a, b in pairings for deal in range(deals)]
+    scores, seconds = defaultdict(list), defaultdict(list)
+    with Pool(args.processes) as pool:
+        bar = tqdm(total=len(tasks) * rotations, unit="game", file=sys.stderr)
+        for pairing, deal_scores, deal_seconds in pool.imap_unordered(play_deal, tasks):
+            scores[pairing] += deal_scores
+            for level, values in deal_seconds.items():
+                seconds[level] += values
+            bar.update(len(deal_scores))
+        bar.close()
+    print(f"{args.players} players, seed {args.seed}")
+    print(f"{'pairing':<16} {'games':>6} {'a wins':>7}  95% interval")
+    for pairing, values in scores.items():
+        low, high = wilson(sum(values), len(values))
+        share = sum(values) / len(values)
+        print(f"{pairing:<16} {len(values):>6} {share:>7.1%}  {low:.1%} - {high:.1%}")
+    print(f"{'level':<12} {'decisions':>9} {'mean s':>9} {'p95 s':>9} {'max s':>9}")
+    for name in [name for level in LEVELS for name in (level, level + " cpu")]:
+        values = seconds.get(name)
+        if values:
+            print(
+                f"{name:<12} {len(values):>9} {statistics.fmean(values):>9.4f}"
+                f" {percentile(values, 0.95):>9.4f} {max(values):>9.4f}"
+            )
+
+
+if __name__ == "__main__":
+    main()

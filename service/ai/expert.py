@@ -1,0 +1,103 @@
+"""The expert player: search over the states the seat cannot tell apart.
+
+Determinized Monte Carlo: deal the hidden cards again, consistently with everything
+the seat knows (`determinize.py`); in each deal play a candidate decision and then the
+rest of the game with the greedy player at every seat (`rollout.py`); choose the
+candidate with the best average outcome. Every candidate is played in the same deals,
+and the budget goes by successive halving: after each pass the worse half of the
+candidates is dropped and the deals for the rest are doubled.
+
+With 2 players phase 2 hides nothing (`endgame.py`): the seat solves the rest of the
+game exactly when that search is small enough, and otherwise plays each decision
+out with greedy in the one state there is.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from service.domain import Decision, Observation, Settings, apply
+
+from . import greedy
+from .determinize import sample_state, states
+from .endgame import solve
+from .rollout import rollout
+
+
+@dataclass(frozen=True, slots=True)
+class Expert:
+    """An expert player with a fixed work budget, so that its play depends on its
+    inputs only: about `steps` simulated decisions per decision, and at most
+    `endgame_positions` positions to solve a 2-player phase 2 exactly."""
+
+    steps: int = 6_000
+    endgame_positions: int = 6_000
+    candidates: int = 6  # greedy's best decisions searched
+    confidence: float = 1.0  # standard errors by which to beat greedy's choice
+
+    def __call__(self, observation: Observation, rng: random.Random) -> Decision:
+        """The decision with the best average outcome over the sampled deals."""
+        legal = observation.legal
+        if len(legal) == 1:
+            return legal[0]
+        side = _side(observation)
+        if observation.players == 2 and observation.phase == 2:
+            state = sample_state(observation, rng)  # the only state there is
+            solution = solve(state, side, self.endgame_positions)
+            if solution is not None:
+                return solution.decision
+            return max(legal, key=lambda d: rollout(apply(state, d), side, rng))
+        return self._search(observation, rng, side)
+
+    def _search(self, observation: Observation, rng: random.Random, side: int) -> Decision:
+        """Successive halving over greedy's best candidates on shared sampled deals;
+        greedy's own choice stays until another candidate beats it clearly."""
+        ranked = greedy.ranked(observation)
+        baseline = ranked[0]
+        candidates = ranked[: self.candidates]
+        gains = {d: [] for d in candidates}  # per deal: score less the baseline's score
+        length = _plays_left(observation)
+        passes = max(1, math.ceil(math.log2(len(candidates))))
+        worlds = states(observation, rng)
+        deals = 0
+        for _ in range(passes):
+            # Each pass spends its share of the budget on the candidates left.
+            target = deals + max(2, self.steps // (passes * len(candidates) * length))
+            while deals < target:
+                world = next(worlds)
+                deals += 1
+                scores = {d: rollout(apply(world, d), side, rng) for d in candidates}
+                for decision in candidates:
+                    gains[decision].append(scores[decision] - scores[baseline])
+            candidates.sort(key=lambda d: sum(gains[d]), reverse=True)
+            half = candidates[: max(1, (len(candidates) + 1) // 2)]
+            candidates = half if baseline in half else half[:-1] + [baseline]
+            if len(candidates) == 1:
+                break
+        best = max(candidates, key=lambda d: sum(gains[d]))
+        return best if _clearly_positive(gains[best], self.confidence) else baseline
+
+
+def _clearly_positive(gains: list[float], z: float) -> bool:
+    """Whether the mean of paired gains is above zero by `z` standard errors."""
+    n = len(gains)
+    mean = sum(gains) / n
+    if mean <= 0 or n < 2:
+        return False
+    variance = sum((g - mean) ** 2 for g in gains) / (n - 1)
+    return mean > z * math.sqrt(variance / n)
+
+
+def _side(observation: Observation) -> int:
+    seat = observation.seat
+    return seat % 2 if observation.players == 4 else seat
+
+
+def _plays_left(observation: Observation) -> int:
+    """The cards still to be played in the game: about the length of a rollout."""
+    left = sum(observation.hand_sizes)
+    if observation.phase == 1:
+        left += observation.players * Settings(observation.players, observation.factions).hand_size
+    return max(1, left)

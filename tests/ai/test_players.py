@@ -1,0 +1,149 @@
+"""The AI players: legal decisions only, from the observation only (issue 7)."""
+
+import random
+
+import pytest
+
+from service import ai
+from service.ai.determinize import sample_state
+from service.ai.endgame import DRAW, LOSS, WIN, outcome, solve
+from service.domain import (
+    Settings,
+    apply,
+    legal_decisions,
+    legal_faction_sets,
+    new_game,
+    observe,
+    shuffled_deck,
+)
+from tests.domain.factories import in_phase2
+
+
+def random_states(games: int, seed: int):
+    """Every state (with its seat to act) of `games` random games of 2, 3 and 4
+    players over random legal decks, played with random legal decisions."""
+    rng = random.Random(seed)
+    for number in range(games):
+        players = (2, 3, 4)[number % 3]
+        factions = rng.choice(legal_faction_sets(players))
+        settings = Settings(players, factions, rng.randrange(players))
+        state = new_game(settings, shuffled_deck(factions, rng))
+        while state.to_act is not None:
+            yield state
+            state = apply(state, rng.choice(legal_decisions(state)))
+
+
+def observations(games: int, seed: int):
+    for state in random_states(games, seed):
+        yield observe(state, state.to_act)
+
+
+@pytest.mark.parametrize("level", ["random", "greedy"])
+def test_a_player_returns_only_legal_decisions(level):
+    decide = ai.player(level)
+    rng = random.Random(level)
+    seen = 0
+    for view in observations(games=45, seed=1):
+        assert decide(view, rng) in view.legal
+        seen += 1
+    assert seen > 3000  # thousands of observations, all phases and player counts
+
+
+def test_the_expert_returns_only_legal_decisions():
+    """On a small budget over many observations, and its default on a few."""
+    small, default = ai.Expert(steps=60, endgame_positions=300), ai.player("expert")
+    rng = random.Random(3)
+    for number, view in enumerate(observations(games=3, seed=2)):
+        assert small(view, rng) in view.legal
+        if number % 60 == 0:
+            assert default(view, rng) in view.legal
+
+
+def hide_differently(state, seat):
+    """The same game as `seat` may know it, other cards hidden elsewhere: each other
+    seat's hand swaps a card with the draw pile, whose order turns."""
+    draw_pile = list(reversed(state.draw_pile))
+    hands = [list(hand) for hand in state.hands]
+    for other in range(state.players):
+        if other != seat and hands[other] and draw_pile:
+            hands[other][0], draw_pile[0] = draw_pile[0], hands[other][0]
+    return state._replace(hands=tuple(map(tuple, hands)), draw_pile=tuple(draw_pile))
+
+
+@pytest.mark.parametrize("level", ai.LEVELS)
+def test_a_player_decides_alike_whatever_the_hidden_cards_are(level):
+    """A player gets the seat's observation and nothing else: changing what the seat
+    cannot see changes neither its input nor its decision."""
+    decide = ai.player(level) if level != "expert" else ai.Expert(steps=60)
+    compared = 0
+    for number, state in enumerate(random_states(games=4, seed=4)):
+        if number % 7:
+            continue
+        seat = state.to_act
+        twin = hide_differently(state, seat)
+        view = observe(twin, seat)
+        if twin == state or view != observe(state, seat):
+            continue  # nothing hidden to change, or the change showed
+        assert decide(view, random.Random(number)) == decide(
+            observe(state, seat), random.Random(number)
+        )
+        compared += 1
+    assert compared > 20
+
+
+def test_sampled_states_agree_with_everything_the_seat_knows():
+    """The expert's determinization: a sampled state looks to the seat exactly like
+    the observation it came from, and deals the hidden cards differently."""
+    rng = random.Random(5)
+    differed = 0
+    for number, state in enumerate(random_states(games=12, seed=6)):
+        if number % 3:
+            continue
+        seat = state.to_act
+        view = observe(state, seat)
+        sampled = sample_state(view, rng)
+        assert observe(sampled, seat) == view
+        differed += sampled.hands != state.hands
+    assert differed > 50
+
+
+def minimax(state, side):
+    """The value of a position for `side` by plain search, for small positions."""
+    if state.to_act is None:
+        return outcome(state, side)
+    values = [minimax(apply(state, d), side) for d in legal_decisions(state)]
+    mine = (state.to_act % 2) == (side % 2)
+    return max(values) if mine else min(values)
+
+
+def last_rounds(hands):
+    """A 2-player game's last three rounds, with these hands."""
+    state = in_phase2(hands=hands)
+    return state._replace(round=state.settings.hand_size - 3)
+
+
+@pytest.mark.parametrize(
+    "hands",
+    [
+        {0: "GN1 GI5 DR3", 1: "TR2 SE9 GN3"},
+        {0: "DR9 TR0 SE1", 1: "GI3 GI7 GN5"},
+        {0: "SE0 SE4 TR7", 1: "DR1 GI9 GN7"},
+    ],
+)
+def test_the_endgame_solver_agrees_with_plain_search(hands):
+    state = last_rounds(hands)
+    solution = solve(state, state.to_act)
+    assert solution is not None
+    assert solution.value in (WIN, DRAW, LOSS)
+    assert solution.value == minimax(state, state.to_act)
+    assert minimax(apply(state, solution.decision), state.to_act) == solution.value
+
+
+def test_the_endgame_solver_gives_up_over_its_budget():
+    state = last_rounds({0: "GN1 GI5 DR3", 1: "TR2 SE9 GN3"})
+    assert solve(state, state.to_act, budget=1) is None
+
+
+def test_an_unknown_level_is_refused():
+    with pytest.raises(ValueError, match="unknown AI level 'grandmaster'"):
+        ai.player("grandmaster")
