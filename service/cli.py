@@ -1,4 +1,5 @@
-"""The `claim` command line: `claim verify FILE`, `claim simulate ...`."""
+"""The `claim` command line: `claim serve`, `claim verify FILE`, `claim simulate ...`,
+`claim openapi`."""
 
 from __future__ import annotations
 
@@ -60,6 +61,19 @@ def run_simulation(players: int, games: int, seed: int, factions, first_leader: 
     return 0
 
 
+def write_openapi(path: str | None) -> int:
+    """Print the OpenAPI document generated from the API's schemas, or write it."""
+    from .api import openapi_document
+
+    document = openapi_document()
+    if path is None:
+        sys.stdout.write(document)
+    else:
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(document)
+    return 0
+
+
 def _factions(text: str | None):
     if text is None:
         return None
@@ -83,9 +97,44 @@ def main(argv: list[str] | None = None) -> int:
     )
     play.add_argument("--first-leader", type=int, default=0)
 
+    run = commands.add_parser("serve", help="run the API (on an embedded Redis without REDIS_URL)")
+    run.add_argument("--host", default="127.0.0.1")
+    run.add_argument("--port", type=int, default=8000)
+    run.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
+    run.add_argument("--threads", type=int, default=8, help="threads per worker")
+    run.add_argument(
+        "--rq-worker",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="start one RQ worker too (default: only on the embedded Redis)",
+    )
+
+    work = commands.add_parser("worker", help="run an RQ worker: AI turns, deadlines, webhooks")
+    work.add_argument("--burst", action="store_true", help="stop once the queues are empty")
+    work.add_argument("--sweep-every", type=float, default=10.0, help="seconds between sweeps")
+    work.add_argument(
+        "--stuck-after",
+        type=float,
+        default=30.0,
+        help="seconds an AI turn may wait before it is enqueued again",
+    )
+
+    spec = commands.add_parser("openapi", help="print the API's OpenAPI document (openapi.yaml)")
+    spec.add_argument("--output", "-o", help="write it to this file instead")
+
     args = parser.parse_args(argv)
     if args.command == "verify":
         return verify(args.file)
+    if args.command == "serve":
+        from .serve import serve
+
+        return serve(args.host, args.port, args.workers, args.threads, args.rq_worker)
+    if args.command == "worker":
+        from workers.worker import run
+
+        return run(args.burst, args.sweep_every, args.stuck_after)
+    if args.command == "openapi":
+        return write_openapi(args.output)
     if args.games < 1:
         parser.error("--games must be at least 1")
     try:

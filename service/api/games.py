@@ -1,0 +1,429 @@
+"""`/games`: create, list, join, watch and play games."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from flask import Response, current_app, request, stream_with_context, url_for
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+
+from service.domain import PRESETS, ClaimError, Decision
+from service.events import (
+    AI,
+    AI_LEVELS,
+    DEFAULT_JOIN_TIME_LIMIT,
+    DEFAULT_TIMEOUT_POLICY,
+    HUMAN,
+    STATUSES,
+    TIMEOUT_POLICIES,
+    Game,
+    GameStore,
+)
+
+from . import actions
+from .auth import player, seat_of
+from .lobby import LobbyPageSchema
+from .problems import Blueprint, Problem, Text
+from .view import GameViewSchema, game_view, json_response
+
+blp = Blueprint("games", __name__, url_prefix="/games", description="Create, join and play games")
+BEARER = [{"bearer": []}]
+MAX_WAIT = 60  # seconds a long-poll may hold a request
+PRESET_NAMES = (*PRESETS, actions.RANDOM)
+MIN_MOVE_TIME, MAX_MOVE_TIME = 30, 14 * 24 * 3600
+MIN_JOIN_TIME, MAX_JOIN_TIME = 60, 30 * 24 * 3600
+
+
+def store() -> GameStore:
+    return current_app.extensions["claim"].store
+
+
+class Factions(fields.Field):
+    """A preset name, or a list of faction codes."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str) and value in PRESET_NAMES:
+            return value
+        if isinstance(value, list) and all(isinstance(code, str) for code in value):
+            return value
+        raise ValidationError(f"a preset ({', '.join(PRESET_NAMES)}) or a list of faction codes")
+
+
+class SeatRequestSchema(Schema):
+    kind = fields.String(required=True, validate=validate.OneOf((HUMAN, AI)))
+    level = fields.String(validate=validate.OneOf(AI_LEVELS), metadata={"description": "AI only"})
+
+    @validates_schema
+    def _level_for_ai_only(self, data, **kwargs):
+        if (data.get("kind") == AI) != ("level" in data):
+            raise ValidationError("an AI seat has a level and a human seat has none", "level")
+
+
+class CreateGameSchema(Schema):
+    players = fields.Integer(required=True, strict=True, validate=validate.Range(2, 4))
+    factions = Factions(
+        load_default=actions.RANDOM,
+        metadata={
+            "oneOf": [
+                {"type": "string", "enum": list(PRESET_NAMES)},
+                {"type": "array", "items": {"type": "string", "example": "GO"}},
+            ],
+            "description": "a preset (claim and claim2 are 2-player decks) or faction codes",
+        },
+    )
+    seats = fields.List(
+        fields.Nested(SeatRequestSchema),
+        load_default=None,
+        metadata={"description": "one per player; default: all human"},
+    )
+    first_leader = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 3))
+    move_time_limit = fields.Integer(
+        strict=True,
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(MIN_MOVE_TIME, MAX_MOVE_TIME),
+        metadata={"description": "seconds a person has for each decision; null for none"},
+    )
+    timeout_policy = fields.String(
+        load_default=DEFAULT_TIMEOUT_POLICY,
+        validate=validate.OneOf(TIMEOUT_POLICIES),
+        metadata={
+            "description": "when the move time runs out: `ai:<level>` decides that move,"
+            " `takeover:<level>` plays the seat until its person returns, `forfeit` ends"
+            " the game against the seat's side"
+        },
+    )
+    join_time_limit = fields.Integer(
+        strict=True,
+        load_default=DEFAULT_JOIN_TIME_LIMIT,
+        allow_none=True,
+        validate=validate.Range(MIN_JOIN_TIME, MAX_JOIN_TIME),
+        metadata={"description": "seconds for every seat to be taken, else the game is aborted"},
+    )
+
+
+class InviteSchema(Schema):
+    seat = fields.Integer()
+    invite = fields.String(metadata={"description": "give it to the person of that seat"})
+
+
+class CreatedSchema(Schema):
+    game_id = fields.String()
+    version = fields.Integer()
+    status = fields.String()
+    commitment = fields.String(metadata={"description": "sha256(salt || deck), hex"})
+    invites = fields.List(fields.Nested(InviteSchema))
+
+
+class LobbyQuerySchema(Schema):
+    status = fields.String(load_default="open", validate=validate.OneOf(STATUSES))
+    offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class JoinSchema(Schema):
+    invite = Text(required=True, validate=validate.Length(1, 200))
+    name = Text(
+        validate=validate.Length(1, 64),
+        metadata={"description": "required unless a player key is sent (its name is used)"},
+    )
+
+
+class JoinedSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    token = fields.String(
+        metadata={"description": "send as `Authorization: Bearer <token>`; shown once"}
+    )
+    view = fields.Nested(GameViewSchema)
+
+
+class ViewQuerySchema(Schema):
+    after = fields.Integer(
+        validate=validate.Range(0),
+        metadata={"description": "long-poll: answer once the version is above this one"},
+    )
+    wait = fields.Float(
+        load_default=0,
+        validate=validate.Range(0, MAX_WAIT),
+        metadata={"description": "long-poll: seconds to wait at most"},
+    )
+
+
+class MoveSchema(Schema):
+    move = fields.String(
+        required=True,
+        validate=validate.Length(1, 20),
+        metadata={"example": "play GO3", "description": "play <card>, take <card>, take deck"},
+    )
+    expected_version = fields.Integer(
+        required=True, strict=True, validate=validate.Range(1), metadata={"example": 17}
+    )
+
+
+class IdempotencySchema(Schema):
+    idempotency_key = fields.String(
+        data_key="Idempotency-Key",
+        required=True,
+        validate=validate.Length(1, 200),
+        metadata={"description": "any unique text; a repeated key repeats the first answer"},
+    )
+
+
+class MovedSchema(Schema):
+    version = fields.Integer()
+    view = fields.Nested(GameViewSchema)
+
+
+def callers_seat(game: Game) -> int:
+    """The caller's seat, or the unauthorized problem."""
+    seat = seat_of(game)
+    if seat is None:
+        raise Problem("unauthorized", "send the seat's token as `Authorization: Bearer <token>`")
+    return seat
+
+
+@blp.route("", methods=["POST"])
+@blp.arguments(CreateGameSchema)
+@blp.response(201, CreatedSchema)
+def create(args):
+    """Create a game; answers one invite code per human seat."""
+    created = actions.create_game(store(), **args)
+    current_app.extensions["claim"].changed(created.game)
+    game = created.game
+    body = {
+        "game_id": game.id,
+        "version": game.version,
+        "status": game.status,
+        "commitment": game.creation.commitment,
+        "invites": [{"seat": seat, "invite": code} for seat, code in created.invites.items()],
+    }
+    return body, 201, {"Location": url_for("games.view", game_id=game.id)}
+
+
+@blp.route("", methods=["GET"])
+@blp.arguments(LobbyQuerySchema, location="query")
+@blp.response(200, LobbyPageSchema)
+def lobby(args):
+    """The lobby: games by status (open for joining, running, finished), newest first."""
+    page = store().listing(args["status"], args["offset"], args["limit"])
+    return {"total": page.total, "offset": args["offset"], "games": page.games}
+
+
+@blp.route("/<game_id>/seats/<int:seat>", methods=["POST"])
+@blp.arguments(JoinSchema)
+@blp.response(201, JoinedSchema)
+@blp.doc(security=[{}, *BEARER])
+def join(args, game_id, seat):
+    """Take a human seat with its invite; answers the seat's token, once. With a
+    player key (`Authorization: Bearer <key>`) the seat is the player's, in its inbox.
+
+    The cards are dealt when every human seat is taken."""
+    holder = player()
+    name = args.get("name") or (holder.name if holder else None)
+    if name is None:
+        raise Problem("validation-error", "a name is needed", errors={"name": ["required"]})
+    game, token = actions.join(
+        store(), game_id, seat, args["invite"], name, holder.id if holder else None
+    )
+    if holder is not None:
+        current_app.extensions["claim"].players.add_game(holder.id, game.id, game.updated_at)
+    current_app.extensions["claim"].changed(game)
+    body = {"game_id": game.id, "seat": seat, "token": token, "view": game_view(game, seat)}
+    return json_response(body, 201)
+
+
+ETAG = {"ETag": {"description": "the version, quoted", "schema": {"type": "string"}}}
+
+
+@blp.route("/<game_id>", methods=["GET"])
+@blp.arguments(ViewQuerySchema, location="query")
+@blp.response(200, GameViewSchema, headers=ETAG)
+@blp.alt_response(304, description="Not modified: still the version of If-None-Match", headers=ETAG)
+@blp.doc(
+    security=[{}, *BEARER],
+    parameters=[
+        {
+            "in": "header",
+            "name": "If-None-Match",
+            "required": False,
+            "schema": {"type": "string"},
+            "description": "an ETag seen before: 304 while the version is the same",
+        }
+    ],
+)
+def view(args, game_id):
+    """The game as the caller may see it: public, or a seat's with its token.
+
+    `ETag` is the version. With `after` and `wait`, waits until the version is above
+    `after` (a long-poll), then answers as usual."""
+    game = store().load(game_id)
+    after, wait = args.get("after"), args["wait"]
+    if after is not None and game.version <= after and wait > 0:
+        store().wait(game_id, after, wait)
+        game = store().load(game_id)
+    headers = {"ETag": f'"{game.version}"', "Vary": "Authorization"}
+    if request.if_none_match.contains_weak(str(game.version)):
+        return Response(status=304, headers=headers)
+    body = game_view(game, seat_of(game), rematch=actions.rematch_of(store(), game))
+    return json_response(body, 200, headers)
+
+
+class LegalSchema(Schema):
+    version = fields.Integer()
+    seat = fields.Integer()
+    legal = fields.List(fields.String(), metadata={"description": "empty when not to act"})
+
+
+@blp.route("/<game_id>/legal", methods=["GET"])
+@blp.response(200, LegalSchema)
+@blp.doc(security=BEARER)
+def legal(game_id):
+    """The caller's legal decisions now (empty when it is not the caller's turn)."""
+    game = store().load(game_id)
+    seat = callers_seat(game)
+    return {"version": game.version, "seat": seat, "legal": game_view(game, seat)["you"]["legal"]}
+
+
+@blp.route("/<game_id>/moves", methods=["POST"])
+@blp.arguments(MoveSchema)
+@blp.arguments(IdempotencySchema, location="headers")
+@blp.response(201, MovedSchema)
+@blp.doc(security=BEARER)
+def move(args, headers, game_id):
+    """Play or take: `{"move": "play GO3", "expected_version": 17}`.
+
+    A repeated `Idempotency-Key` answers the first answer and changes nothing."""
+    game = store().load(game_id)
+    seat = callers_seat(game)
+    try:
+        decision = Decision.parse(args["move"])
+    except ClaimError as error:
+        raise Problem("validation-error", str(error), errors={"move": [str(error)]}) from None
+    after = actions.move(
+        store(), game, seat, decision, args["expected_version"], headers["idempotency_key"]
+    )
+    current_app.extensions["claim"].changed(after)
+    return json_response({"version": after.version, "view": game_view(after, seat)}, 201)
+
+
+@blp.route("/<game_id>/resign", methods=["POST"])
+@blp.response(201, MovedSchema)
+@blp.doc(security=BEARER)
+def resign(game_id):
+    """Give up: the game ends and the caller's side loses."""
+    game = store().load(game_id)
+    seat = callers_seat(game)
+    after = actions.resign(store(), game, seat)
+    current_app.extensions["claim"].changed(after)
+    return json_response({"version": after.version, "view": game_view(after, seat)}, 201)
+
+
+@blp.route("/<game_id>/seats/<int:seat>/return", methods=["POST"])
+@blp.response(201, MovedSchema)
+@blp.doc(security=BEARER)
+def come_back(game_id, seat):
+    """Take back a seat that an AI has played since its move time ran out
+    (timeout policy `takeover`)."""
+    game = store().load(game_id)
+    if callers_seat(game) != seat:
+        raise Problem("unauthorized", f"send the token of seat {seat}")
+    after = actions.come_back(store(), game, seat)
+    current_app.extensions["claim"].changed(after)
+    return json_response({"version": after.version, "view": game_view(after, seat)}, 201)
+
+
+class RematchSchema(Schema):
+    game_id = fields.String(metadata={"description": "the next game"})
+    seat = fields.Integer(metadata={"description": "your seat in it (seats move on by one)"})
+    invite = fields.String(metadata={"description": "join your seat with it"})
+    version = fields.Integer()
+
+
+@blp.route("/<game_id>/rematch", methods=["POST"])
+@blp.response(201, RematchSchema)
+@blp.doc(security=BEARER)
+def rematch(game_id):
+    """The next game of a finished one, same settings, seats rotated and the first
+    leader moved on: the first call creates it, every later call answers the same
+    game, each with the caller's invite."""
+    game = store().load(game_id)
+    seat = callers_seat(game)
+    offered = actions.rematch(store(), game, seat)
+    if offered.created:
+        current_app.extensions["claim"].rematch_offered(game, offered.game, seat)
+    return {
+        "game_id": offered.game.id,
+        "seat": offered.seat,
+        "invite": offered.invite,
+        "version": offered.game.version,
+    }
+
+
+class StreamQuerySchema(Schema):
+    max_seconds = fields.Integer(
+        load_default=300,
+        validate=validate.Range(1, 3600),
+        metadata={"description": "the stream ends after this; reconnect with Last-Event-ID"},
+    )
+
+
+@blp.route("/<game_id>/stream", methods=["GET"])
+@blp.arguments(StreamQuerySchema, location="query")
+@blp.response(200, content_type="text/event-stream")
+@blp.doc(
+    security=[{}, *BEARER],
+    responses={
+        200: {
+            "description": "Server-Sent Events: `view` events whose `id` is the version and"
+            " whose data is the caller's view as `GET /games/{id}` answers it; a"
+            " `: keep-alive` comment every 15 s.",
+            "content": {
+                "text/event-stream": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "id": {"type": "string", "description": "the version"},
+                            "event": {"type": "string", "enum": ["view"]},
+                            "data": {"type": "string", "description": "the view, as JSON"},
+                        },
+                    }
+                }
+            },
+        }
+    },
+)
+def stream(args, game_id):
+    """The caller's view now, then at each new version (Server-Sent Events), until the
+    game ends; `Last-Event-ID` resumes after that version."""
+    game = store().load(game_id)
+    seat = seat_of(game)
+    known = request.headers.get("Last-Event-ID", "")
+    events = view_events(
+        store(),
+        game,
+        seat,
+        int(known) if re.fullmatch(r"[0-9]{1,15}", known) else 0,
+        args["max_seconds"],
+        current_app.config.get("SSE_KEEPALIVE", 15),
+    )
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream_with_context(events), mimetype="text/event-stream", headers=headers)
+
+
+def view_events(store: GameStore, game: Game, seat, known: int, seconds: float, keepalive: float):
+    """The lines of the event stream: each version after `known` as a `view` event."""
+    until = time.monotonic() + seconds
+    while True:
+        if game.version > known:
+            known = game.version
+            data = json_response(game_view(game, seat)).get_data(as_text=True)
+            yield f"id: {known}\nevent: view\ndata: {data}\n\n"
+        left = until - time.monotonic()
+        if game.ending is not None or left <= 0:
+            return
+        if store.wait(game.id, known, min(keepalive, left)):
+            game = store.load(game.id)
+        else:
+            yield ": keep-alive\n\n"

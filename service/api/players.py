@@ -1,0 +1,191 @@
+"""`/players` and `/me`: registered players, their keys, their inbox of games and the
+log of the notifications sent to them."""
+
+from __future__ import annotations
+
+from flask import current_app
+from marshmallow import Schema, fields, validate
+
+from service.events.inbox import inbox_entry
+from service.events.players import Player, PlayerStore
+
+from .auth import player
+from .games import BEARER, store
+from .problems import Blueprint, Problem, Text
+
+blp = Blueprint("players", __name__, description="Players, their keys and their inboxes")
+URL = validate.URL(schemes={"http", "https"}, require_tld=False)
+
+
+def players() -> PlayerStore:
+    return current_app.extensions["claim"].players
+
+
+def me() -> Player:
+    """The player whose key the request sends, or the unauthorized problem."""
+    holder = player()
+    if holder is None:
+        raise Problem("unauthorized", "send your player key as `Authorization: Bearer <key>`")
+    return holder
+
+
+class RegisterSchema(Schema):
+    name = Text(required=True, validate=validate.Length(1, 64))
+    email = fields.Email(load_default=None, allow_none=True)
+    webhook_url = Text(
+        load_default=None,
+        allow_none=True,
+        validate=[validate.Length(max=500), URL],
+        metadata={"description": "notifications are POSTed here (hosts the operator allows)"},
+    )
+
+
+class UpdateSchema(Schema):
+    name = Text(validate=validate.Length(1, 64))
+    email = fields.Email(allow_none=True)
+    webhook_url = Text(allow_none=True, validate=[validate.Length(max=500), URL])
+
+
+class PlayerSchema(Schema):
+    player_id = fields.String()
+    name = fields.String()
+    email = fields.String(allow_none=True)
+    webhook_url = fields.String(allow_none=True)
+    created_at = fields.DateTime()
+
+
+class RegisteredSchema(PlayerSchema):
+    key = fields.String(metadata={"description": "send as `Authorization: Bearer <key>`; once"})
+    webhook_secret = fields.String(
+        metadata={"description": "signs the webhooks sent to you (HMAC-SHA256); shown once"}
+    )
+
+
+class KeySchema(Schema):
+    key = fields.String(metadata={"description": "the new key; the old one opens nothing now"})
+
+
+class InboxQuerySchema(Schema):
+    status = fields.String(validate=validate.OneOf(("open", "running", "finished", "aborted")))
+    turn = fields.String(
+        validate=validate.OneOf(("mine",)), metadata={"description": "mine: games you must act in"}
+    )
+    offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class InboxEntrySchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    status = fields.String()
+    players = fields.Integer()
+    to_act = fields.Integer(allow_none=True)
+    your_turn = fields.Boolean()
+    deadline_at = fields.DateTime(allow_none=True)
+    seconds_left = fields.Float(allow_none=True)
+    last = fields.String(metadata={"description": "the last thing that happened, in words"})
+    version = fields.Integer()
+    updated_at = fields.DateTime()
+
+
+class InboxSchema(Schema):
+    total = fields.Integer()
+    offset = fields.Integer()
+    games = fields.List(fields.Nested(InboxEntrySchema))
+
+
+class DeliverySchema(Schema):
+    delivery_id = fields.String(
+        metadata={"description": "the `Claim-Delivery` header: the same for every attempt"}
+    )
+    channel = fields.String(metadata={"description": "webhook or email"})
+    kind = fields.String(metadata={"description": "your-turn, reminder, game-over or rematch"})
+    game_id = fields.String()
+    version = fields.Integer()
+    host = fields.String(
+        allow_none=True, metadata={"description": "the webhook URL's host, or the email's domain"}
+    )
+    outcome = fields.String(
+        metadata={"description": "delivered, failed (tried again later) or blocked (not allowed)"}
+    )
+    status_code = fields.Integer(allow_none=True, metadata={"description": "the HTTP answer"})
+    error = fields.String(allow_none=True)
+    attempt = fields.Integer(metadata={"description": "1 for the first attempt"})
+    at = fields.DateTime()
+
+
+class DeliveriesSchema(Schema):
+    deliveries = fields.List(fields.Nested(DeliverySchema))
+
+
+def _profile(holder: Player) -> dict:
+    return {
+        "player_id": holder.id,
+        "name": holder.name,
+        "email": holder.email,
+        "webhook_url": holder.webhook_url,
+        "created_at": holder.created_at,
+    }
+
+
+@blp.route("/players", methods=["POST"])
+@blp.arguments(RegisterSchema)
+@blp.response(201, RegisteredSchema)
+def register(args):
+    """Register a player: answers its key and webhook secret, once."""
+    holder, key = players().register(**args)
+    return {**_profile(holder), "key": key, "webhook_secret": holder.webhook_secret}
+
+
+@blp.route("/me", methods=["GET"])
+@blp.response(200, PlayerSchema)
+@blp.doc(security=BEARER)
+def profile():
+    """Your name, email and webhook URL."""
+    return _profile(me())
+
+
+@blp.route("/me", methods=["PATCH"])
+@blp.arguments(UpdateSchema)
+@blp.response(200, PlayerSchema)
+@blp.doc(security=BEARER)
+def update(args):
+    """Change your name, email or webhook URL (null clears email and URL)."""
+    return _profile(players().update(me().id, **args))
+
+
+@blp.route("/me/key", methods=["POST"])
+@blp.response(201, KeySchema)
+@blp.doc(security=BEARER)
+def rotate_key():
+    """A new player key; the old one stops working at once."""
+    return {"key": players().rotate_key(me().id)}
+
+
+@blp.route("/me/games", methods=["GET"])
+@blp.arguments(InboxQuerySchema, location="query")
+@blp.response(200, InboxSchema)
+@blp.doc(security=BEARER)
+def inbox(args):
+    """Your games, newest first: whose turn, the deadline, the last thing that happened.
+    `turn=mine` keeps the games waiting for you."""
+    holder = me()
+    entries = []
+    for game_id in players().games(holder.id):
+        game = store().load(game_id)
+        seat = next(n for n, seat in enumerate(game.seats) if seat.player == holder.id)
+        entry = inbox_entry(store(), game, seat)
+        if args.get("status", entry["status"]) == entry["status"] and (
+            args.get("turn") is None or entry["your_turn"]
+        ):
+            entries.append(entry)
+    offset, limit = args["offset"], args["limit"]
+    return {"total": len(entries), "offset": offset, "games": entries[offset : offset + limit]}
+
+
+@blp.route("/me/deliveries", methods=["GET"])
+@blp.response(200, DeliveriesSchema)
+@blp.doc(security=BEARER)
+def deliveries():
+    """The last 100 attempts to notify you, newest first: where, what came back."""
+    return {"deliveries": players().deliveries(me().id)}

@@ -1,0 +1,202 @@
+"""Every error as RFC 9457 `application/problem+json`, with a stable `type` per kind.
+
+The errors of the rules engine and the event store are mapped to problems here and
+nowhere else. A problem's `type` is `/problems/<kind>`; its `detail` never holds a
+secret or a card the caller may not see (the engine's reasons name only the caller's
+own cards, and only the acting seat's move can be rejected for them).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+import flask_smorest
+from flask import Flask, Response, json, request
+from marshmallow import Schema, ValidationError, fields
+from webargs.flaskparser import FlaskParser
+from werkzeug.exceptions import HTTPException
+
+from service.domain import ClaimError, GameOver, IllegalDecision, NotYourTurn
+from service.events import (
+    CorruptEvent,
+    RejectedEvent,
+    SeatUnavailable,
+    StaleVersion,
+    StoreUnavailable,
+    UnknownGame,
+    UnknownVersion,
+)
+
+MEDIA_TYPE = "application/problem+json"
+UNFIT = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")  # control characters, lone surrogates
+
+
+class Text(fields.String):
+    """A string fit to store, hash and show in a message or an email: no control
+    characters (no line breaks) and no lone surrogates."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if UNFIT.search(text):
+            raise ValidationError("control characters and lone surrogates are not allowed")
+        return text
+
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of problem: its `type` slug, HTTP status and title."""
+
+    slug: str
+    status: int
+    title: str
+
+    @property
+    def type(self) -> str:
+        return f"/problems/{self.slug}"
+
+
+KINDS = {
+    kind.slug: kind
+    for kind in (
+        Kind("validation-error", 400, "The request is not valid"),
+        Kind("unauthorized", 401, "A seat token is missing or wrong"),
+        Kind("wrong-invite", 403, "The invite code is wrong"),
+        Kind("not-your-turn", 403, "It is not this seat's turn"),
+        Kind("unknown-game", 404, "No such game"),
+        Kind("unknown-step", 404, "The game has no such step"),
+        Kind("not-found", 404, "No such resource"),
+        Kind("method-not-allowed", 405, "Method not allowed"),
+        Kind("stale-version", 409, "The game has moved on"),
+        Kind("seat-unavailable", 409, "The seat cannot be taken"),
+        Kind("game-not-started", 409, "The game waits for its seats to be taken"),
+        Kind("game-over", 409, "The game is over"),
+        Kind("game-not-over", 409, "The game is still running"),
+        Kind("payload-too-large", 413, "The request body is too large"),
+        Kind("illegal-move", 422, "The move is against the rules"),
+        Kind("idempotency-key-reused", 422, "The idempotency key was used for another request"),
+        Kind("rate-limited", 429, "Too many requests"),
+        Kind("internal-error", 500, "Internal server error"),
+        Kind("corrupt-game", 500, "A stored event of the game cannot be read"),
+        Kind("store-unavailable", 503, "The game store is unavailable"),
+    )
+}
+# Werkzeug's HTTP errors that are not raised as a Problem, by status.
+HTTP_KINDS = {
+    400: "validation-error",
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "payload-too-large",
+    422: "validation-error",
+    429: "rate-limited",
+}
+
+
+class Problem(Exception):
+    """An error answered as a problem of `kind`, with a `detail` and extension members."""
+
+    def __init__(self, kind: str, detail: str, **extensions):
+        super().__init__(detail)
+        self.kind = KINDS[kind]
+        self.detail = detail
+        self.extensions = extensions
+
+
+class _Parser(FlaskParser):
+    DEFAULT_VALIDATION_STATUS = 400
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's Blueprint, answering a request that fails its schema with 400."""
+
+    ARGUMENTS_PARSER = _Parser()
+
+
+class ProblemSchema(Schema):
+    """An RFC 9457 problem; some kinds add members (`errors`, `current_version`)."""
+
+    type = fields.String(required=True, metadata={"example": "/problems/illegal-move"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    instance = fields.String(required=True, metadata={"description": "the request's path"})
+    errors = fields.Dict(metadata={"description": "validation-error: what is wrong, by field"})
+    current_version = fields.Integer(metadata={"description": "stale-version: the game's version"})
+
+
+def problem_of(error: Exception) -> Problem:
+    """The problem that answers `error`."""
+    if isinstance(error, Problem):
+        return error
+    if isinstance(error, RejectedEvent):
+        return problem_of(error.error)
+    if isinstance(error, NotYourTurn):
+        return Problem("not-your-turn", str(error))
+    if isinstance(error, GameOver):
+        return Problem("game-over", str(error))
+    if isinstance(error, IllegalDecision):
+        return Problem("illegal-move", error.reason)
+    if isinstance(error, ClaimError):
+        return Problem("validation-error", str(error))
+    if isinstance(error, SeatUnavailable):
+        return Problem("seat-unavailable", str(error))
+    if isinstance(error, StaleVersion):
+        return Problem("stale-version", str(error), current_version=error.current)
+    if isinstance(error, UnknownGame):
+        return Problem("unknown-game", f"no game {error.game_id!r}")
+    if isinstance(error, UnknownVersion):
+        return Problem("unknown-step", str(error))
+    if isinstance(error, CorruptEvent):
+        log.error("%s", error)
+        return Problem("corrupt-game", f"game {error.game_id}: event {error.version} is corrupt")
+    if isinstance(error, StoreUnavailable):
+        log.error("%s", error)
+        return Problem("store-unavailable", "the game store cannot be reached; try again")
+    if isinstance(error, HTTPException) and error.code in HTTP_KINDS:
+        messages = getattr(error, "data", {}).get("messages")
+        if messages:
+            detail = "the request does not fit the API's schema: see errors"
+            return Problem("validation-error", detail, errors=_flatten(messages))
+        return Problem(HTTP_KINDS[error.code], error.description or "")
+    if isinstance(error, HTTPException) and error.code and error.code < 500:
+        # Any other client error keeps its status under the generic kind of its class.
+        return Problem("validation-error", error.description or "")
+    log.exception("unexpected error", exc_info=error)
+    return Problem("internal-error", "the server failed; the error was logged")
+
+
+def _flatten(messages: dict) -> dict:
+    """Messages by field. webargs nests them under their location ("json", "query",
+    "headers"), and a body that is not JSON at all has a list of them."""
+    if len(messages) == 1 and next(iter(messages)) in ("json", "query", "headers", "view_args"):
+        messages = next(iter(messages.values()))
+    return messages if isinstance(messages, dict) else {"body": messages}
+
+
+def respond(error: Exception) -> Response:
+    """The problem+json response to `error`."""
+    problem = problem_of(error)
+    body = {
+        "type": problem.kind.type,
+        "title": problem.kind.title,
+        "status": problem.kind.status,
+        "detail": problem.detail,
+        "instance": request.path,
+        **problem.extensions,
+    }
+    response = Response(json.dumps(body), problem.kind.status, mimetype=MEDIA_TYPE)
+    if isinstance(error, HTTPException):
+        for name, value in error.get_headers():
+            if name.lower() not in ("content-type", "content-length"):
+                response.headers[name] = value
+    return response
+
+
+def register(app: Flask) -> None:
+    """Answer every error of `app` as a problem."""
+    app.register_error_handler(Exception, respond)
+    app.register_error_handler(HTTPException, respond)

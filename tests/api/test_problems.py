@@ -1,0 +1,132 @@
+"""Every error is RFC 9457 problem+json with a stable type; none is a 500 for bad input."""
+
+import logging
+
+import pytest
+import redis
+
+from service.api import create_app
+from service.api.problems import KINDS
+from tests.api.factories import a_table, created
+from tests.api.test_games import problem
+
+
+def test_every_kind_has_its_own_type_and_an_error_status():
+    assert len({kind.type for kind in KINDS.values()}) == len(KINDS)
+    assert all(400 <= kind.status < 600 for kind in KINDS.values())
+
+
+def test_a_problem_names_its_type_title_status_detail_and_instance(client):
+    body = problem(client.get("/games/0123456789abcdef"), "unknown-game", 404)
+    assert body == {
+        "type": "/problems/unknown-game",
+        "title": "No such game",
+        "status": 404,
+        "detail": "no game '0123456789abcdef'",
+        "instance": "/games/0123456789abcdef",
+    }
+
+
+def test_an_unknown_path_and_a_wrong_method_are_problems(client):
+    problem(client.get("/nowhere"), "not-found", 404)
+    problem(client.delete("/games"), "method-not-allowed", 405)
+
+
+def test_a_body_above_the_size_limit_is_refused(client, store):
+    response = client.post("/games", json={"players": 2, "padding": "x" * 100_000})
+    problem(response, "payload-too-large", 413)
+    assert store.listing("open").total == 0
+
+
+def test_too_many_requests_from_one_client_are_rate_limited(redis_client, prefix):
+    app = create_app(
+        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "RATELIMIT_DEFAULT": "3/minute"}
+    )
+    client = app.test_client()
+    statuses = [client.get("/healthz").status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    body = problem(client.get("/games"), "rate-limited", 429)
+    assert body["status"] == 429
+
+
+def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
+    app = create_app(
+        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "RATELIMIT_DEFAULT": "3/minute"}
+    )
+    client = app.test_client()
+    statuses = [
+        client.get("/healthz", headers={"Authorization": f"Bearer made-up-{n}"}).status_code
+        for n in range(4)
+    ]
+    assert statuses == [200, 200, 200, 429]
+
+
+def test_redis_unreachable_is_a_503_problem(prefix):
+    down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+    client = create_app(
+        {"REDIS": down, "CLAIM_PREFIX": prefix, "RATELIMIT_DEFAULT": ""}
+    ).test_client()
+    problem(client.get("/healthz"), "store-unavailable", 503)
+    problem(client.get("/games/0123456789abcdef"), "store-unavailable", 503)
+    problem(client.post("/games", json={"players": 2}), "store-unavailable", 503)
+
+
+def test_an_unexpected_failure_is_a_500_that_shows_nothing_of_it(app, client, monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals GO3")
+
+    monkeypatch.setattr(app.extensions["claim"].store, "listing", broken)
+    with caplog.at_level(logging.ERROR):
+        body = problem(client.get("/games"), "internal-error", 500)
+    assert "GO3" not in str(body) and "secret" not in str(body)
+    assert "secret internals" in caplog.text  # but the log has it for the operator
+
+
+@pytest.mark.parametrize("header", ["Bearer", "Basic abc", "bearer  ", "Token x"])
+def test_a_malformed_authorization_header_is_no_token(client, header):
+    table = a_table(client)
+    response = client.post(
+        f"/games/{table.game_id}/moves",
+        json={"move": "play GO3", "expected_version": 3},
+        headers={"Authorization": header, "Idempotency-Key": "k"},
+    )
+    problem(response, "unauthorized", 401)
+
+
+def test_no_error_shows_the_token_it_was_sent(client):
+    table = a_table(client)
+    token = table.tokens[0]
+    for response in (
+        table.post_move(0, "dance", 3),
+        table.post_move(1, "play GO3", 3),
+        client.post(f"/games/{table.game_id}/moves", json={}, headers=table.headers(0, "k")),
+    ):
+        assert response.status_code >= 400
+        assert token not in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("name", ["Ann\r\nBcc: everyone", "\ud800", "tab\there"])
+def test_a_name_with_control_characters_or_lone_surrogates_is_refused(client, name):
+    game = created(client)
+    invite = game["invites"][0]["invite"]
+    body = problem(
+        client.post(f"/games/{game['game_id']}/seats/0", json={"invite": invite, "name": name}),
+        "validation-error",
+        400,
+    )
+    assert "name" in body["errors"]
+    problem(client.post("/players", json={"name": name}), "validation-error", 400)
+    joined = client.post(f"/games/{game['game_id']}/seats/0", json={"invite": invite, "name": "A"})
+    assert joined.status_code == 201  # the seat is still free
+
+
+def test_a_join_answers_its_token_even_when_scheduling_after_it_fails(app, client, caplog):
+    def broken(game):
+        raise ConnectionError("the queue is down")
+
+    app.extensions["claim"].hooks.append(broken)
+    with caplog.at_level(logging.ERROR):
+        table = a_table(client)  # every join answered 201 with a token
+    assert table.view(0)["status"] == "running"
+    assert "scheduling after version" in caplog.text
+    assert all(token not in caplog.text for token in table.tokens.values())

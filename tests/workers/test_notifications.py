@@ -1,0 +1,458 @@
+"""Notifications to players against a real Redis: signed webhooks to a receiver on
+127.0.0.1, retries, the allowlist, reminders on a moved clock, emails to a local SMTP
+server, and the delivery log at `/me/deliveries`."""
+
+import email
+import hashlib
+import hmac
+import http.server
+import json
+import re
+import socket
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from aiosmtpd.controller import Controller
+from rq import SimpleWorker
+from rq.registry import ScheduledJobRegistry
+
+from service.domain import Settings, legal_decisions
+from service.events import DecisionMade, GameStore, SeatJoined
+from service.events.players import BLOCKED, Delivery, PlayerStore
+from tests.api.factories import created
+from tests.api.test_players import bearer, join, register
+from tests.events.factories import FACTIONS, TOKEN_HASH, seats
+from tests.workers.test_deadlines import Clock
+from workers import deadlines, notifications, queues, webhooks
+from workers.notifications import GAME_OVER, REMATCH, REMINDER, WEBHOOK, YOUR_TURN, Notice
+
+CARD = re.compile(r"\b[A-Z]{2}\d{1,2}\b")
+PRIVATE_KEYS = {"hand", "hands", "deck", "salt", "follower_pile", "peek", "legal", "token"}
+
+
+@pytest.fixture(autouse=True)
+def _env(monkeypatch, prefix):
+    """Jobs find the test's keys; webhooks may go to 127.0.0.1 only; no email."""
+    monkeypatch.setenv("CLAIM_PREFIX", prefix)
+    monkeypatch.setenv("WEBHOOK_ALLOW", "127.0.0.0/8")
+    for name in ("SMTP_URL", "CLAIM_REMINDER_SHARE", "CLAIM_PUBLIC_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+class Receiver(http.server.ThreadingHTTPServer):
+    """A webhook receiver: keeps every request and answers the statuses in `answers`
+    first, then 200 (a redirect to /elsewhere for 302)."""
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.requests: list[tuple[str, dict, bytes]] = []
+        self.answers: list[int] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_port}/hook"
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.server.requests.append((self.path, dict(self.headers), body))
+        status = self.server.answers.pop(0) if self.server.answers else 200
+        self.send_response(status)
+        if status == 302:
+            self.send_header("Location", "/elsewhere")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def receiver():
+    server = Receiver()
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+class Mailbox:
+    """An SMTP handler for aiosmtpd: keeps every message."""
+
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append((envelope.rcpt_tos, email.message_from_bytes(envelope.content)))
+        return "250 OK"
+
+
+@pytest.fixture
+def mailbox(monkeypatch):
+    with socket.socket() as probe:  # a free port: aiosmtpd needs one named
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    box = Mailbox()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    monkeypatch.setenv("SMTP_URL", f"smtp://127.0.0.1:{port}")
+    yield box
+    controller.stop()
+
+
+def work(redis_client, prefix) -> None:
+    """Run the queued notification jobs in this process, as `claim worker` would."""
+    queue = queues.queue(queues.WEBHOOKS, redis_client, prefix)
+    SimpleWorker([queue], connection=redis_client).work(burst=True)
+
+
+def verified(request, secret: str, now: float | None = None) -> dict:
+    """The body of a webhook request, once checked as the README tells a receiver to:
+    the HMAC of `t.body` with the player's secret, `t` recent, the delivery id."""
+    _path, headers, body = request
+    fields = dict(part.split("=", 1) for part in headers["Claim-Signature"].split(","))
+    mac = hmac.new(secret.encode(), f"{fields['t']}.".encode() + body, hashlib.sha256)
+    assert hmac.compare_digest(fields["v1"], mac.hexdigest())
+    assert abs((now or time.time()) - int(fields["t"])) < 300
+    payload = json.loads(body)
+    assert headers["Claim-Delivery"] == payload["delivery_id"]
+    return payload
+
+
+def a_game(client, ann: dict, bo: dict | None = None) -> tuple[str, dict[int, str]]:
+    """A running game of two people: Ann (a registered player) in seat 0, the first
+    to lead, and Bo (registered or not) in seat 1; its id and the seat tokens."""
+    game = created(client)
+    first = join(client, game, 0, key=ann["key"]).json
+    second = join(client, game, 1, key=bo and bo["key"], name=None if bo else "Bo").json
+    return game["game_id"], {0: first["token"], 1: second["token"]}
+
+
+def deliveries(client, player: dict) -> list[dict]:
+    response = client.get("/me/deliveries", headers=bearer(player["key"]))
+    assert response.status_code == 200, response.json
+    return response.json["deliveries"]
+
+
+def test_a_players_turn_is_posted_to_their_webhook_signed_with_their_secret(
+    client, receiver, redis_client, prefix
+):
+    ann = register(client, webhook_url=receiver.url)
+    game_id, _ = a_game(client, ann)
+    work(redis_client, prefix)
+    [request] = receiver.requests
+    body = verified(request, ann["webhook_secret"])
+    assert request[0] == "/hook"
+    assert (body["kind"], body["game_id"], body["version"]) == (YOUR_TURN, game_id, 3)
+    assert body["delivery_id"] == Notice(YOUR_TURN, game_id, 3, ann["player_id"]).delivery_id
+    entry = body["entry"]
+    assert (entry["seat"], entry["your_turn"], entry["last"]) == (0, True, "Bo took seat 1")
+    [logged] = deliveries(client, ann)
+    assert logged["delivery_id"] == body["delivery_id"]
+    assert (logged["channel"], logged["outcome"], logged["status_code"]) == (
+        WEBHOOK,
+        "delivered",
+        200,
+    )
+    assert (logged["host"], logged["attempt"], logged["kind"]) == ("127.0.0.1", 1, YOUR_TURN)
+
+
+def test_no_webhook_carries_a_card_the_player_may_not_see(client, receiver, redis_client, prefix):
+    ann = register(client, webhook_url=receiver.url)
+    bo = register(client, name="Bo", webhook_url=receiver.url)
+    game_id, tokens = a_game(client, ann, bo)
+    cards_told = set()
+    for _ in range(12):
+        seen = len(receiver.requests)
+        work(redis_client, prefix)
+        public = client.get(f"/games/{game_id}").json  # the same version: people to act
+        [request] = receiver.requests[seen:]
+        body = json.loads(request[2])
+        assert body["version"] == public["version"]
+        assert not PRIVATE_KEYS & set(_keys(body))
+        cards = set(CARD.findall(request[2].decode()))
+        assert cards <= set(CARD.findall(json.dumps(public)))
+        cards_told |= cards
+        seat = public["table"]["to_act"]
+        legal = client.get(f"/games/{game_id}", headers=bearer(tokens[seat])).json["you"]["legal"]
+        moved = client.post(
+            f"/games/{game_id}/moves",
+            json={"move": legal[0], "expected_version": public["version"]},
+            headers={**bearer(tokens[seat]), "Idempotency-Key": str(public["version"])},
+        )
+        assert moved.status_code == 201
+    assert cards_told  # the entries did tell of cards played, public ones
+
+
+def _keys(value) -> list[str]:
+    if isinstance(value, dict):
+        return [*value, *(key for item in value.values() for key in _keys(item))]
+    if isinstance(value, list):
+        return [key for item in value for key in _keys(item)]
+    return []
+
+
+def test_an_answer_500_is_tried_again_later_as_the_same_delivery(
+    client, receiver, redis_client, prefix
+):
+    receiver.answers = [500]
+    ann = register(client, webhook_url=receiver.url)
+    a_game(client, ann)
+    work(redis_client, prefix)
+    queue = queues.queue(queues.WEBHOOKS, redis_client, prefix)
+    registry = queue.scheduled_job_registry
+    [job_id] = registry.get_job_ids()
+    wait = registry.get_scheduled_time(job_id).timestamp() - time.time()
+    assert 10 < wait <= notifications.RETRY.intervals[0]
+    [failed] = deliveries(client, ann)
+    assert (failed["outcome"], failed["status_code"], failed["attempt"]) == ("failed", 500, 1)
+    job = queue.fetch_job(job_id)  # its time has come: what RQ's scheduler does then
+    registry.remove(job)
+    queue.enqueue_job(job)
+    work(redis_client, prefix)
+    first, second = receiver.requests
+    assert verified(first, ann["webhook_secret"]) == verified(second, ann["webhook_secret"])
+    assert first[1]["Claim-Delivery"] == second[1]["Claim-Delivery"]
+    assert [(d["outcome"], d["attempt"]) for d in deliveries(client, ann)] == [
+        ("delivered", 2),
+        ("failed", 1),
+    ]
+
+
+def test_the_same_notification_twice_is_one_delivery_id_and_is_sent_once(
+    client, store, receiver, redis_client, prefix
+):
+    ann = register(client, webhook_url=receiver.url)
+    game_id, _ = a_game(client, ann)
+    game = store.load(game_id)
+    twice = [notifications.notify(store, game, YOUR_TURN, [ann["player_id"]]) for _ in range(2)]
+    notice = Notice(YOUR_TURN, game_id, game.version, ann["player_id"])
+    assert twice == [[f"webhook-{notice.delivery_id}"]] * 2
+    work(redis_client, prefix)
+    assert notifications.deliver(store, WEBHOOK, notice) is None  # a doubled job
+    assert len(receiver.requests) == 1
+    others = {
+        Notice(REMINDER, game_id, game.version, ann["player_id"]).delivery_id,
+        Notice(YOUR_TURN, game_id, game.version + 1, ann["player_id"]).delivery_id,
+        Notice(YOUR_TURN, game_id, game.version, "another").delivery_id,
+    }
+    assert len(others) == 3 and notice.delivery_id not in others
+
+
+def test_a_turn_played_before_its_notice_went_out_is_not_told(
+    client, receiver, redis_client, prefix
+):
+    ann = register(client, webhook_url=receiver.url)
+    game_id, tokens = a_game(client, ann)
+    legal = client.get(f"/games/{game_id}", headers=bearer(tokens[0])).json["you"]["legal"]
+    client.post(
+        f"/games/{game_id}/moves",
+        json={"move": legal[0], "expected_version": 3},
+        headers={**bearer(tokens[0]), "Idempotency-Key": "a"},
+    )
+    work(redis_client, prefix)
+    assert receiver.requests == []
+
+
+@pytest.mark.parametrize("allow", ["", "10.0.0.0/8, hooks.example.org"])
+def test_a_host_the_operator_does_not_allow_is_not_contacted_and_is_logged_blocked(
+    client, receiver, redis_client, prefix, monkeypatch, allow
+):
+    monkeypatch.setenv("WEBHOOK_ALLOW", allow)
+    ann = register(client, webhook_url=receiver.url)
+    a_game(client, ann)
+    work(redis_client, prefix)
+    assert receiver.requests == []
+    [logged] = deliveries(client, ann)
+    assert (logged["outcome"], logged["host"], logged["status_code"]) == (
+        BLOCKED,
+        "127.0.0.1",
+        None,
+    )
+    assert "WEBHOOK_ALLOW" in logged["error"]
+    assert queues.queue(queues.WEBHOOKS, redis_client, prefix).scheduled_job_registry.count == 0
+
+
+def test_the_allowlist_takes_names_and_networks_and_checks_every_address(monkeypatch):
+    allowlist = webhooks.Allowlist.parse(" Hooks.Example.org. , 10.0.0.0/8,::1 ,")
+    assert allowlist.names == {"hooks.example.org"}
+    assert [str(network) for network in allowlist.networks] == ["10.0.0.0/8", "::1/128"]
+    assert allowlist.addresses("10.1.2.3", 80) == ["10.1.2.3"]
+    with pytest.raises(webhooks.Blocked):
+        allowlist.addresses("127.0.0.1", 80)
+    with pytest.raises(webhooks.Blocked):
+        webhooks.Allowlist.parse("").addresses("10.1.2.3", 80)
+    answers = {"hooks.example.org": ["10.0.0.7", "192.0.2.1"], "two.test": ["10.0.0.7", "::1"]}
+    monkeypatch.setattr(
+        socket,
+        "getaddrinfo",
+        lambda host, port, **_: [(None, None, None, "", (a, port)) for a in answers[host]],
+    )
+    assert allowlist.addresses("hooks.example.org", 443) == ["10.0.0.7", "192.0.2.1"]  # by name
+    assert allowlist.addresses("two.test", 443) == ["10.0.0.7", "::1"]
+    answers["two.test"].append("192.0.2.1")
+    with pytest.raises(webhooks.Blocked):
+        allowlist.addresses("two.test", 443)
+
+
+def test_a_redirect_is_not_followed(client, receiver, redis_client, prefix):
+    receiver.answers = [302]
+    ann = register(client, webhook_url=receiver.url)
+    a_game(client, ann)
+    work(redis_client, prefix)
+    assert [path for path, _, _ in receiver.requests] == ["/hook"]
+    [logged] = deliveries(client, ann)
+    assert (logged["outcome"], logged["status_code"]) == ("failed", 302)
+
+
+def test_the_delivery_log_is_yours_newest_first_and_keeps_the_last_hundred(client, store):
+    ann = register(client)
+    players = PlayerStore(store.redis, store.prefix)
+    for version in range(1, 106):
+        at = store.clock()
+        players.log_delivery(
+            ann["player_id"],
+            Delivery("d", WEBHOOK, YOUR_TURN, "g", version, "h", "delivered", 200, None, 1, at),
+        )
+    logged = deliveries(client, ann)
+    assert [entry["version"] for entry in logged] == list(range(105, 5, -1))
+    assert set(logged[0]) == {
+        "delivery_id",
+        "channel",
+        "kind",
+        "game_id",
+        "version",
+        "host",
+        "outcome",
+        "status_code",
+        "error",
+        "attempt",
+        "at",
+    }
+    assert client.get("/me/deliveries").status_code == 401
+    assert deliveries(client, register(client, name="Bo")) == []
+
+
+def test_game_over_goes_to_every_player_and_a_rematch_offer_to_the_others(
+    client, receiver, redis_client, prefix
+):
+    ann = register(client, webhook_url=receiver.url)
+    bo = register(client, name="Bo", webhook_url=receiver.url)
+    game_id, tokens = a_game(client, ann, bo)
+    client.post(f"/games/{game_id}/resign", headers=bearer(tokens[1]))
+    work(redis_client, prefix)  # Ann's your-turn at version 3 is moot now
+    secrets = {0: ann["webhook_secret"], 1: bo["webhook_secret"]}
+    told = {}
+    for request in receiver.requests:
+        seat = json.loads(request[2])["entry"]["seat"]
+        told[seat] = verified(request, secrets[seat])
+    assert {seat: body["kind"] for seat, body in told.items()} == {0: GAME_OVER, 1: GAME_OVER}
+    assert told[0]["entry"]["status"] == "finished"
+    offer = client.post(f"/games/{game_id}/rematch", headers=bearer(tokens[1])).get_json()
+    client.post(f"/games/{game_id}/rematch", headers=bearer(tokens[0]))  # told once only
+    work(redis_client, prefix)
+    rematches = [json.loads(body) for _, _, body in receiver.requests[2:]]
+    assert [(b["kind"], b["new_game_id"], b["entry"]["seat"]) for b in rematches] == [
+        (REMATCH, offer["game_id"], 0)  # Ann is told of Bo's offer; Bo made it
+    ]
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+def a_running_game(store, player_id: str, limit: int = 3600):
+    """Ann (player `player_id`) in seat 0, to act first, and Bo in seat 1."""
+    game = store.create(Settings(2, FACTIONS[2]), seats("human", "human"), move_time_limit=limit)
+    joins = [SeatJoined(0, "Ann", TOKEN_HASH, player=player_id), SeatJoined(1, "Bo", TOKEN_HASH)]
+    store.append(game.id, joins, 1)
+    return store.load(game.id)
+
+
+@pytest.mark.parametrize(("share", "left"), [(None, 900), ("0.5", 1800)])
+def test_a_reminder_goes_when_its_share_of_the_move_time_is_left(
+    redis_client, prefix, clock, receiver, monkeypatch, share, left
+):
+    if share:
+        monkeypatch.setenv("CLAIM_REMINDER_SHARE", share)
+    store = GameStore(redis_client, prefix, clock=clock)
+    ann, _ = PlayerStore(redis_client, prefix).register("Ann", webhook_url=receiver.url)
+    game = a_running_game(store, ann.id)
+    job_ids = notifications.schedule(store, game)
+    reminder = f"reminder-{game.id}-{game.version}"
+    assert job_ids[-1] == reminder
+    due = queues.queue(queues.DEADLINES, redis_client, prefix)
+    assert ScheduledJobRegistry(queue=due).get_scheduled_time(reminder).timestamp() == (
+        pytest.approx((game.deadline - timedelta(seconds=left)).timestamp())
+    )
+    clock.advance(3600 - left - 1)
+    assert notifications.remind(store, game.id, game.version) == []
+    clock.advance(1)
+    notice = Notice(REMINDER, game.id, game.version, ann.id)
+    assert notifications.remind(store, game.id, game.version) == [f"webhook-{notice.delivery_id}"]
+    assert notifications.deliver(store, WEBHOOK, notice).outcome == "delivered"
+    body = verified(receiver.requests[0], ann.webhook_secret, clock().timestamp())
+    assert (body["kind"], body["entry"]["seconds_left"]) == (REMINDER, left)
+    due.delete(delete_jobs=True)
+
+
+def test_no_reminder_when_the_share_is_zero_or_the_game_moved_on(
+    redis_client, prefix, clock, monkeypatch
+):
+    store = GameStore(redis_client, prefix, clock=clock)
+    ann, _ = PlayerStore(redis_client, prefix).register("Ann", webhook_url="http://127.0.0.1:9/")
+    game = a_running_game(store, ann.id)
+    monkeypatch.setenv("CLAIM_REMINDER_SHARE", "0")
+    assert notifications.reminder_at(game) is None
+    monkeypatch.delenv("CLAIM_REMINDER_SHARE")
+    store.append(game.id, [DecisionMade(0, legal_decisions(game.state)[0])], game.version)
+    clock.advance(3000)
+    assert notifications.remind(store, game.id, game.version) == []
+
+
+def test_no_turn_is_told_while_an_ai_plays_a_seat_taken_over(redis_client, prefix, clock):
+    store = GameStore(redis_client, prefix, clock=clock)
+    ann, _ = PlayerStore(redis_client, prefix).register("Ann", webhook_url="http://127.0.0.1:9/")
+    game = store.create(
+        Settings(2, FACTIONS[2]),
+        seats("human", "random"),
+        move_time_limit=60,
+        timeout_policy="takeover:random",
+    )
+    store.append(game.id, [SeatJoined(0, "Ann", TOKEN_HASH, player=ann.id)], 1)
+    game = store.load(game.id)
+    assert notifications.player_to_act(game) == ann.id
+    clock.advance(60)
+    deadlines.expire(store, game.id, game.version)
+    taken_over = store.load(game.id)
+    assert taken_over.seats[0].takeover == "random"
+    assert notifications.schedule(store, taken_over) == []
+
+
+def test_emails_go_to_the_players_address_with_a_link_to_the_game(
+    client, mailbox, redis_client, prefix, monkeypatch
+):
+    monkeypatch.setenv("CLAIM_PUBLIC_URL", "https://claim.example.org/")
+    ann = register(client, email="ann@example.org")
+    game_id, _ = a_game(client, ann)
+    work(redis_client, prefix)
+    [(to, message)] = mailbox.messages
+    assert to == ["ann@example.org"]
+    assert message["Subject"] == f"Claim: your turn in game {game_id}"
+    notice = Notice(YOUR_TURN, game_id, 3, ann["player_id"])
+    assert message["Claim-Delivery"] == notice.delivery_id
+    text = message.get_payload()
+    assert f"https://claim.example.org/games/{game_id}" in text
+    assert "Last: Bo took seat 1." in text
+    assert not CARD.search(text)
+    [logged] = deliveries(client, ann)
+    assert (logged["channel"], logged["outcome"], logged["host"]) == (
+        "email",
+        "delivered",
+        "example.org",
+    )

@@ -1,0 +1,125 @@
+"""Whole games with real `claim worker` processes on a real Redis, and their faults."""
+
+import itertools
+import time
+
+import pytest
+
+from service.domain import Settings
+from service.events import HUMAN, RUNNING, DecisionMade, SeatJoined, TurnTimedOut, fold
+from tests.events.factories import FACTIONS, TOKEN_HASH, new_game, seats
+from tests.workers.conftest import kill
+from workers import queues, turns
+from workers.changes import after_change
+
+GIVE_UP = 120  # seconds: a test that waits longer has failed
+
+
+def _wait_until(condition, what: str):
+    deadline = time.monotonic() + GIVE_UP
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.05)
+
+
+def _check_one_decision_per_version(store, game_id):
+    """Versions run 1..N, each decision legal where it stands (the fold checks), and
+    no turn was played twice."""
+    records = store.read(game_id)
+    assert [record.version for record in records] == list(range(1, len(records) + 1))
+    game = fold(game_id, records)
+    decisions = [r for r in records if isinstance(r.event, DecisionMade)]
+    assert len(decisions) == game.decisions
+    assert len({r.id for r in decisions}) == len(decisions)
+    return game
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_person_plays_a_whole_game_against_ais(client, store, start_worker, players):
+    seats = [{"kind": "human"}] + [{"kind": "ai", "level": "greedy"}] * (players - 1)
+    created = client.post("/games", json={"players": players, "seats": seats}).json
+    game_id = created["game_id"]
+    start_worker()
+    token = client.post(
+        f"/games/{game_id}/seats/0",
+        json={"invite": created["invites"][0]["invite"], "name": "Ann"},
+    ).json["token"]
+    me = {"Authorization": f"Bearer {token}"}
+    view = client.get(f"/games/{game_id}", headers=me).json
+    deadline = time.monotonic() + GIVE_UP
+    while view["status"] == RUNNING:
+        assert time.monotonic() < deadline, "the game did not finish"
+        if view["table"]["to_act"] == 0:
+            move = view["you"]["legal"][0]
+            response = client.post(
+                f"/games/{game_id}/moves",
+                json={"move": move, "expected_version": view["version"]},
+                headers={**me, "Idempotency-Key": f"{view['version']}"},
+            )
+            assert response.status_code == 201, response.json
+            view = response.json["view"]
+        else:
+            view = client.get(f"/games/{game_id}?after={view['version']}&wait=5", headers=me).json
+    assert view["status"] == "finished"
+    game = _check_one_decision_per_version(store, game_id)
+    assert game.ending.reason == "completed"
+
+
+def test_the_same_ai_job_run_twice_gives_one_move_per_turn(store, start_worker):
+    game = new_game(store, players=3)
+    ai = queues.queue(queues.AI, store.redis, store.prefix)
+    for _ in range(2):  # two jobs of one turn
+        ai.enqueue("workers.jobs.ai_turn", game.id, game.version)
+    worker = start_worker("--burst")
+    worker.wait(timeout=GIVE_UP)
+    game = _check_one_decision_per_version(store, game.id)
+    assert game.ending is not None and game.ending.reason == "completed"
+
+
+def test_a_worker_killed_in_the_middle_of_a_job_loses_no_turn(store, start_worker):
+    game = new_game(store, players=4, kinds=["greedy"] * 4)
+    turns.schedule(queues.queue(queues.AI, store.redis, store.prefix), store, game)
+    started = queues.queue(queues.AI, store.redis, store.prefix).started_job_registry
+    worker = start_worker()
+    _wait_until(lambda: store.version(game.id) >= 10, "the first moves")
+    while not started.get_job_ids():
+        time.sleep(0.001)  # the worker is never idle for long here: wait for a running job
+    kill(worker)  # kill -9, worker and work horse, in the middle of that job
+    stopped_at = store.version(game.id)
+    time.sleep(0.5)
+    assert store.version(game.id) == stopped_at
+    assert store.load(game.id).ending is None
+    start_worker("--sweep-every", "0.2", "--stuck-after", "1")
+    _wait_until(lambda: store.load(game.id).ending is not None, "the game's end")
+    game = _check_one_decision_per_version(store, game.id)
+    assert game.ending.reason == "completed"
+
+
+def test_deadlines_fire_on_a_real_worker_and_survive_its_kill(store, start_worker):
+    game = store.create(
+        Settings(2, FACTIONS[2]),
+        seats(HUMAN, HUMAN),
+        move_time_limit=1,
+        timeout_policy="ai:random",
+    )
+    store.append(game.id, [SeatJoined(0, "Ann", TOKEN_HASH), SeatJoined(1, "Bo", TOKEN_HASH)], 1)
+    after_change(store, store.load(game.id))  # as the API does after the last join
+
+    def timeouts() -> int:
+        return sum(isinstance(r.event, TurnTimedOut) for r in store.read(game.id))
+
+    started = queues.queue(queues.DEADLINES, store.redis, store.prefix).started_job_registry
+    worker = start_worker("--sweep-every", "0.2", "--stuck-after", "1")
+    _wait_until(lambda: timeouts() >= 2, "the first timeouts")
+    while not started.get_job_ids():
+        time.sleep(0.001)  # wait for a deadline job to be running
+    kill(worker)
+    start_worker("--sweep-every", "0.2", "--stuck-after", "1")
+    _wait_until(lambda: timeouts() >= 5, "timeouts after the restart")
+    game = _check_one_decision_per_version(store, game.id)
+    records = store.read(game.id)
+    for timed_out, decided in itertools.pairwise(records):
+        if isinstance(timed_out.event, TurnTimedOut):
+            assert isinstance(decided.event, DecisionMade)
+            assert decided.event.seat == timed_out.event.seat
+            assert decided.event.timeout_policy == "ai:random"

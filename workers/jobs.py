@@ -1,0 +1,63 @@
+"""The RQ jobs. Each carries ids only: `(game id, version)`, and for a notification the
+kind, the player and the channel. A job does its work through the event store (a
+no-op if the game moved on), then schedules what the game waits for next."""
+
+from __future__ import annotations
+
+from rq import get_current_job
+
+from . import deadlines, notifications, queues, turns
+from .changes import after_change
+
+
+def _store():
+    job = get_current_job()
+    return queues.store(job.connection if job else None)
+
+
+def ai_turn(game_id: str, version: int) -> int | None:
+    """Play the AI turn of `game_id` at `version`."""
+    store = _store()
+    appended = turns.play_turn(store, game_id, version)
+    _schedule_next(store, game_id, version)
+    return appended
+
+
+def deadline(game_id: str, version: int) -> int | None:
+    """Apply the timeout policy of `game_id` if its deadline at `version` has passed."""
+    store = _store()
+    appended = deadlines.expire(store, game_id, version)
+    _schedule_next(store, game_id, version)
+    return appended
+
+
+def _schedule_next(store, game_id: str, version: int) -> None:
+    """Schedule what the game waits for now, if it moved on from `version` (by this
+    job, or by an earlier run of it that failed before scheduling)."""
+    game = store.load(game_id)
+    if game.version != version:
+        after_change(store, game)
+
+
+def reminder(game_id: str, version: int) -> list[str]:
+    """Remind the person to act in `game_id` of their deadline, if it still waits for
+    them at `version`; answer the delivery job ids."""
+    return notifications.remind(_store(), game_id, version)
+
+
+def deliver(
+    channel: str,
+    kind: str,
+    game_id: str,
+    version: int,
+    player_id: str,
+    new_game_id: str | None = None,
+) -> str | None:
+    """Send one notification by `channel` ("webhook" or "email"); answer the outcome.
+    Raises when the attempt failed, so that RQ tries again later."""
+    job = get_current_job()
+    retries_left = job.retries_left if job else None
+    attempt = 1 if retries_left is None else notifications.RETRY.max - retries_left + 1
+    notice = notifications.Notice(kind, game_id, version, player_id, new_game_id)
+    delivery = notifications.deliver(_store(), channel, notice, attempt)
+    return None if delivery is None else delivery.outcome

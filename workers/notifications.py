@@ -1,0 +1,332 @@
+"""Notifications to players: "your-turn" when a change leaves it a person's turn,
+"reminder" when a share of their move time is left, "game-over" to every player of a
+game that ended, and "rematch" (the rematch code calls `notify`).
+
+Each goes to the player's webhook URL (signed: `webhooks.py`) and, with `SMTP_URL`
+set, to their email (`mail.py`), each channel by an RQ job of its own on the queue
+`webhooks`, retried with growing intervals. A job carries ids only; its delivery id is
+derived from `(game id, version, kind, player id)`, so a doubled job is the same
+delivery: the receiver deduplicates by it, and a job whose delivery the player's log
+already shows as delivered sends nothing. What is sent is the player's inbox entry:
+public facts only, never a card the player may not see (RULES.md 8).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import smtplib
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlsplit
+
+from rq import Retry
+
+from service.events import RUNNING, Game, GameStore
+from service.events.inbox import inbox_entry
+from service.events.players import (
+    BLOCKED,
+    DELIVERED,
+    FAILED,
+    Delivery,
+    Player,
+    PlayerStore,
+    UnknownPlayer,
+)
+
+from . import mail, queues, webhooks
+
+log = logging.getLogger(__name__)
+
+YOUR_TURN = "your-turn"
+REMINDER = "reminder"
+GAME_OVER = "game-over"
+REMATCH = "rematch"
+KINDS = (YOUR_TURN, REMINDER, GAME_OVER, REMATCH)
+# Once the game moved on, the player acted or their time ran out: nothing left to say.
+MOOT_WHEN_MOVED_ON = (YOUR_TURN, REMINDER)
+
+WEBHOOK = "webhook"
+EMAIL = "email"
+CHANNELS = (WEBHOOK, EMAIL)
+
+NOTIFICATIONS = uuid.UUID("9c2f5a61-3e7d-4b08-a4d2-6f1e8b3c7a90")
+# Four times longer each time: the last try comes about 1.4 hours after the first.
+RETRY = Retry(max=5, interval=[15, 60, 240, 960, 3840])
+DEFAULT_REMINDER_SHARE = 0.25  # of the move time limit, left when the reminder goes
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What one player is told about one game at one version; `new_game_id` for a
+    rematch."""
+
+    kind: str
+    game_id: str
+    version: int
+    player_id: str
+    new_game_id: str | None = None
+
+    @property
+    def delivery_id(self) -> str:
+        name = f"{self.game_id}/{self.version}/{self.kind}/{self.player_id}"
+        return str(uuid.uuid5(NOTIFICATIONS, name))
+
+
+class Undelivered(Exception):
+    """An attempt failed (an answer other than 2xx, or none): RQ tries again later."""
+
+
+def schedule(store: GameStore, game: Game) -> list[str]:
+    """After a change of `game`: game-over to every player once it ended, else
+    your-turn and a reminder to the person to act (every change that leaves it their
+    turn, so that a program playing by webhook hears of each); answer the job ids."""
+    if game.ending is not None:
+        return notify(store, game, GAME_OVER, [seat.player for seat in game.seats if seat.player])
+    player_id = player_to_act(game)
+    if player_id is None:
+        return []
+    return notify(store, game, YOUR_TURN, [player_id]) + _schedule_reminder(store, game)
+
+
+def notify(
+    store: GameStore,
+    game: Game,
+    kind: str,
+    player_ids: list[str],
+    new_game_id: str | None = None,
+) -> list[str]:
+    """Enqueue `kind` about `game` at its version to each of `player_ids`, on their
+    webhook and (with `SMTP_URL` set) by email; answer the job ids. `new_game_id`: the
+    offered game of a rematch."""
+    if kind not in KINDS:
+        raise ValueError(f"no notification kind {kind!r}")
+    queue = queues.queue(queues.WEBHOOKS, store.redis, store.prefix)
+    players = _players(store)
+    job_ids = []
+    for player_id in player_ids:
+        try:
+            player = players.get(player_id)
+        except UnknownPlayer:
+            log.warning("game %s: no player %s to notify", game.id, player_id)
+            continue
+        notice = Notice(kind, game.id, game.version, player_id, new_game_id)
+        for channel in _channels(player):
+            job_id = f"{channel}-{notice.delivery_id}"  # RQ job ids hold no ':'
+            queue.enqueue(
+                "workers.jobs.deliver",
+                channel,
+                notice.kind,
+                notice.game_id,
+                notice.version,
+                notice.player_id,
+                notice.new_game_id,
+                job_id=job_id,
+                retry=RETRY,
+                result_ttl=600,
+            )
+            job_ids.append(job_id)
+    return job_ids
+
+
+def player_to_act(game: Game) -> str | None:
+    """The registered player whose seat is to act in `game`, if a person (not an AI
+    taking the seat over) decides now."""
+    if game.status != RUNNING or game.acting_ai is not None:
+        return None
+    return game.seats[game.state.to_act].player
+
+
+def reminder_share() -> float | None:
+    """The share of the move time left when the reminder goes (`CLAIM_REMINDER_SHARE`,
+    0.25 by default); None when reminders are off (0, or not between 0 and 1)."""
+    text = os.environ.get("CLAIM_REMINDER_SHARE", "").strip()
+    try:
+        share = float(text) if text else DEFAULT_REMINDER_SHARE
+    except ValueError:
+        log.warning(
+            "CLAIM_REMINDER_SHARE=%r is not a number: using %s", text, DEFAULT_REMINDER_SHARE
+        )
+        share = DEFAULT_REMINDER_SHARE
+    return share if 0 < share < 1 else None
+
+
+def reminder_at(game: Game) -> datetime | None:
+    """When the person to act in `game` is reminded of their deadline, or None."""
+    share, limit, deadline = reminder_share(), game.creation.move_time_limit, game.deadline
+    if share is None or not limit or deadline is None or game.status != RUNNING:
+        return None
+    return deadline - timedelta(seconds=share * limit)
+
+
+def _schedule_reminder(store: GameStore, game: Game) -> list[str]:
+    at = reminder_at(game)
+    if at is None:
+        return []
+    job_id = f"reminder-{game.id}-{game.version}"
+    queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
+    queue.enqueue_at(
+        at, "workers.jobs.reminder", game.id, game.version, job_id=job_id, retry=queues.RETRY
+    )
+    return [job_id]
+
+
+def remind(store: GameStore, game_id: str, version: int) -> list[str]:
+    """The reminder job: if `game_id` still waits at `version` for a person and their
+    reminder time has come, notify them; answer the delivery job ids."""
+    game = store.load(game_id)
+    at, player_id = reminder_at(game), player_to_act(game)
+    if game.version != version or at is None or player_id is None or store.clock() < at:
+        return []
+    return notify(store, game, REMINDER, [player_id])
+
+
+def deliver(store: GameStore, channel: str, notice: Notice, attempt: int = 1) -> Delivery | None:
+    """Send `notice` by `channel` and log the attempt in the player's delivery log.
+
+    Answers None when there is nothing to send: the notice is moot, already delivered,
+    or the player has no address for the channel any more. Raises Undelivered when the
+    attempt failed, so that RQ tries again; a blocked destination is logged, not retried.
+    """
+    players = _players(store)
+    player = players.get(notice.player_id)
+    if channel not in _channels(player) or _already_delivered(players, notice, channel):
+        return None
+    if notice.kind in MOOT_WHEN_MOVED_ON and store.version(notice.game_id) != notice.version:
+        return None
+    game = store.load(notice.game_id, notice.version)
+    seat = next((n for n, seat in enumerate(game.seats) if seat.player == player.id), None)
+    if seat is None:
+        return None
+    entry = inbox_entry(store, game, seat)
+    if channel == WEBHOOK:
+        host = urlsplit(player.webhook_url).hostname
+        send = _send_webhook
+    else:
+        host = player.email.rpartition("@")[2]
+        send = _send_email
+
+    def logged(outcome: str, status_code: int | None = None, error: str | None = None):
+        delivery = Delivery(
+            notice.delivery_id,
+            channel,
+            notice.kind,
+            notice.game_id,
+            notice.version,
+            host,
+            outcome,
+            status_code,
+            error,
+            attempt,
+            store.clock(),
+        )
+        players.log_delivery(player.id, delivery)
+        return delivery
+
+    try:
+        status_code = send(store, player, notice, entry)
+    except webhooks.Blocked as error:
+        log.warning("delivery %s blocked: %s", notice.delivery_id, error)
+        return logged(BLOCKED, error=webhooks.NOT_ALLOWED)
+    except HTTPError as error:
+        error.close()
+        logged(FAILED, status_code=error.code, error=f"HTTP {error.code}")
+        raise Undelivered(f"{channel} to {host}: HTTP {error.code}") from None
+    except (OSError, smtplib.SMTPException) as error:
+        reason = _reason(error)
+        logged(FAILED, error=reason)
+        raise Undelivered(f"{channel} to {host}: {reason}") from None
+    return logged(DELIVERED, status_code=status_code)
+
+
+def payload(notice: Notice, entry: dict) -> dict:
+    """The webhook body: the notice and the player's inbox entry (public facts)."""
+    body = {
+        "delivery_id": notice.delivery_id,
+        "kind": notice.kind,
+        "game_id": notice.game_id,
+        "version": notice.version,
+        "entry": entry,
+    }
+    if notice.new_game_id is not None:
+        body["new_game_id"] = notice.new_game_id
+    return body
+
+
+def email_text(notice: Notice, entry: dict) -> tuple[str, str]:
+    """The subject and the plain text of the email for `notice`."""
+    base = os.environ.get("CLAIM_PUBLIC_URL", DEFAULT_PUBLIC_URL).rstrip("/")
+    game = notice.game_id
+    headline = {
+        YOUR_TURN: f"your turn in game {game}",
+        REMINDER: f"your move in game {game} is due soon",
+        GAME_OVER: f"game {game} is over ({entry['status']})",
+        REMATCH: f"a rematch of game {game} is offered",
+    }[notice.kind]
+    lines = [f"{headline[0].upper()}{headline[1:]}.", f"Last: {entry['last']}."]
+    if notice.kind in MOOT_WHEN_MOVED_ON and entry["deadline_at"] is not None:
+        left = _duration(entry["seconds_left"])
+        lines.append(f"Move by {entry['deadline_at']:%Y-%m-%d %H:%M} UTC ({left} left).")
+    lines.append(f"The game: {base}/games/{game}")
+    if notice.new_game_id is not None:
+        lines.append(f"The rematch: {base}/games/{notice.new_game_id}")
+    return f"Claim: {headline}", "\n".join(lines) + "\n"
+
+
+def _send_webhook(store: GameStore, player: Player, notice: Notice, entry: dict) -> int:
+    body = json.dumps(payload(notice, entry), default=_json_value, sort_keys=True).encode()
+    headers = {
+        webhooks.SIGNATURE: webhooks.signature(
+            player.webhook_secret, body, int(store.clock().timestamp())
+        ),
+        webhooks.DELIVERY: notice.delivery_id,
+    }
+    return webhooks.post(player.webhook_url, body, headers, webhooks.Allowlist.from_env())
+
+
+def _send_email(store: GameStore, player: Player, notice: Notice, entry: dict) -> None:
+    subject, text = email_text(notice, entry)
+    mail.send(player.email, subject, text, {webhooks.DELIVERY: notice.delivery_id})
+
+
+def _channels(player: Player) -> list[str]:
+    """The channels by which `player` can be told: a webhook URL, an email (if the
+    operator set an SMTP server)."""
+    wanted = {WEBHOOK: player.webhook_url, EMAIL: player.email and mail.configured()}
+    return [channel for channel in CHANNELS if wanted[channel]]
+
+
+def _already_delivered(players: PlayerStore, notice: Notice, channel: str) -> bool:
+    return any(
+        (logged.delivery_id, logged.channel, logged.outcome)
+        == (notice.delivery_id, channel, DELIVERED)
+        for logged in players.deliveries(notice.player_id)
+    )
+
+
+def _reason(error: Exception) -> str:
+    """Why an attempt failed, in a few words for the player's log."""
+    if isinstance(error, URLError):
+        return str(error.reason)
+    if isinstance(error, smtplib.SMTPResponseException):
+        return f"SMTP {error.smtp_code}"
+    return str(error) or type(error).__name__
+
+
+def _players(store: GameStore) -> PlayerStore:
+    return PlayerStore(store.redis, store.prefix, clock=store.clock)
+
+
+def _json_value(value):
+    if isinstance(value, datetime):
+        return value.isoformat()
+    raise TypeError(f"not JSON: {value!r}")
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
