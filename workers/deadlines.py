@@ -11,7 +11,9 @@ projection of the streams) lets the sweep catch jobs lost with a crashed worker.
 from __future__ import annotations
 
 import logging
+import math
 import uuid
+from datetime import UTC, datetime
 
 from rq import Queue
 
@@ -70,8 +72,11 @@ def schedule(queue: Queue, store: GameStore, game: Game) -> str | None:
         return None
     store.redis.zadd(due_key(store), {game.id: deadline.timestamp()})
     job_id = f"deadline-{game.id}-{game.version}"
+    # RQ keeps the time of a scheduled job in whole seconds, rounded down: a job at
+    # the deadline itself could run too early, do nothing, and wait for the sweep.
+    at = datetime.fromtimestamp(math.ceil(deadline.timestamp()), UTC)
     queue.enqueue_at(
-        deadline, "workers.jobs.deadline", game.id, game.version, job_id=job_id, retry=queues.RETRY
+        at, "workers.jobs.deadline", game.id, game.version, job_id=job_id, retry=queues.RETRY
     )
     return job_id
 
@@ -81,7 +86,9 @@ def sweep(queue: Queue, store: GameStore, late_after: float) -> list[str]:
     (its scheduled job was lost); answer their ids."""
     late = store.clock().timestamp() - late_after
     again = []
-    for raw in store.redis.zrangebyscore(due_key(store), "-inf", late):
+    overdue = store.redis.zrangebyscore(due_key(store), "-inf", late)
+    queued = queues.queued(queue) if overdue else frozenset()
+    for raw in overdue:
         game = store.load(raw.decode())
         if game.deadline is None:
             store.redis.zrem(due_key(store), game.id)
@@ -89,7 +96,7 @@ def sweep(queue: Queue, store: GameStore, late_after: float) -> list[str]:
         job_id = f"deadline-{game.id}-{game.version}"
         # Wait as long again before the next retry.
         store.redis.zadd(due_key(store), {game.id: store.clock().timestamp()})
-        if queues.waiting(queue, job_id, job_id + "-again"):
+        if job_id in queued or job_id + "-again" in queued:
             continue  # not lost: behind others in the queue
         log.warning("game %s: deadline overdue at version %s, enqueued", game.id, game.version)
         queue.enqueue(

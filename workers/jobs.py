@@ -6,13 +6,24 @@ from __future__ import annotations
 
 from rq import get_current_job
 
+from service.events import GameStore
+
 from . import deadlines, notifications, queues, turns
 from .changes import after_change
 
+_stores: dict[tuple[int, str], GameStore] = {}
 
-def _store():
+
+def _store() -> GameStore:
+    """The store of the job's connection: one per connection and key prefix, so that
+    the jobs a worker runs in its process share the store's fold cache."""
     job = get_current_job()
-    return queues.store(job.connection if job else None)
+    if job is None:
+        return queues.store()
+    key = (id(job.connection), queues.prefix())
+    if key not in _stores:
+        _stores[key] = queues.store(job.connection)
+    return _stores[key]
 
 
 def ai_turn(game_id: str, version: int) -> int | None:

@@ -6,7 +6,6 @@ import os
 
 import redis
 from rq import Queue, Retry
-from rq.job import Job, JobStatus
 
 from service.events import GameStore, connect
 
@@ -35,10 +34,8 @@ def store(connection: redis.Redis | None = None) -> GameStore:
     return GameStore(connection or connect(), prefix())
 
 
-def waiting(queue: Queue, *job_ids: str) -> bool:
-    """Whether one of these jobs waits in a queue: not lost, only not run yet (so
-    a sweep need not add another copy to a backlog)."""
-    for job in Job.fetch_many(list(job_ids), connection=queue.connection):
-        if job is not None and job.get_status(refresh=False) == JobStatus.QUEUED:
-            return True
-    return False
+def queued(queue: Queue) -> frozenset[str]:
+    """The ids of the jobs in the queue: not lost, only not run yet, so a sweep need
+    not add another copy to a backlog. (A job's status alone does not tell: a worker
+    killed just after taking a job from the queue leaves it `queued` but nowhere.)"""
+    return frozenset(queue.get_job_ids())

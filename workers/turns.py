@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import random
 import uuid
+from collections.abc import Collection
 
 from rq import Queue
 
@@ -59,19 +60,22 @@ def waiting_key(store: GameStore) -> str:
     return f"{store.prefix}:{{turns}}:ai"
 
 
-def schedule(queue: Queue, store: GameStore, game: Game, retry: bool = False) -> str | None:
+def schedule(
+    queue: Queue, store: GameStore, game: Game, queued: Collection[str] | None = None
+) -> str | None:
     """Enqueue the AI turn of `game` if an AI decides now; answer the job id.
 
-    `retry`: the turn's first job was lost; enqueue another (unless one still waits
-    in the queue) and wait as long again before the next retry.
+    `queued` (the job ids in the queue), for a retry: the turn's first job was lost;
+    enqueue another (unless one is in `queued`) and wait as long again before the
+    next retry.
     """
     if game.acting_ai is None:
         store.redis.zrem(waiting_key(store), game.id)
         return None
     job_id = f"ai-{game.id}-{game.version}"  # RQ job ids hold no ':'
     since = game.updated_at
-    if retry:
-        if queues.waiting(queue, job_id, job_id + "-again"):
+    if queued is not None:
+        if job_id in queued or job_id + "-again" in queued:
             return None
         job_id += "-again"
         since = store.clock()
@@ -92,9 +96,11 @@ def sweep(queue: Queue, store: GameStore, stuck_after: float) -> list[str]:
     `stuck_after` seconds (its job was lost); answer their ids."""
     due = store.clock().timestamp() - stuck_after
     again = []
-    for raw in store.redis.zrangebyscore(waiting_key(store), "-inf", due):
+    stuck = store.redis.zrangebyscore(waiting_key(store), "-inf", due)
+    queued = queues.queued(queue) if stuck else frozenset()
+    for raw in stuck:
         game = store.load(raw.decode())
-        if schedule(queue, store, game, retry=True):
+        if schedule(queue, store, game, queued):
             log.warning("game %s: AI turn at version %s enqueued again", game.id, game.version)
             again.append(game.id)
     return again

@@ -56,25 +56,28 @@ def _rq_keys(redis_client, prefix):
 
 
 @pytest.fixture
-def start_worker(redis_url, prefix):
+def start_worker(redis_url, prefix, tmp_path):
     """Start a `claim worker` process on the test's Redis and prefix; all are killed
-    (with their work horses) after the test."""
+    (with their work horses) after the test, and their logs printed (pytest shows
+    them when the test failed)."""
     processes = []
 
     def start(*options: str) -> subprocess.Popen:
         env = {**os.environ, "REDIS_URL": redis_url, "CLAIM_PREFIX": prefix}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "worker", *options],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        with (tmp_path / f"worker-{len(processes)}.log").open("w") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "service.cli", "worker", *options],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         processes.append(process)
         return process
 
     yield start
-    for process in processes:
+    for n, process in enumerate(processes):
         kill(process)
+        print(f"--- worker {n} ---", (tmp_path / f"worker-{n}.log").read_text(), sep="\n")
 
 
 def kill(process: subprocess.Popen) -> None:

@@ -4,6 +4,7 @@ import threading
 from datetime import timedelta
 
 from rq import Queue
+from rq.job import JobStatus
 
 from service.domain import legal_decisions
 from service.events import GameStore
@@ -91,6 +92,11 @@ def test_the_sweep_enqueues_again_only_turns_waiting_too_long(redis_client, pref
     now[0] += timedelta(seconds=60)
     assert turns.sweep(queue, store, stuck_after=30) == []  # not lost: behind others
     assert len(queue) == 2
+    redis_client.lrem(queue.key, 1, f"ai-{old.id}-1-again")  # taken by a worker killed at once
+    assert queue.fetch_job(f"ai-{old.id}-1-again").get_status() == JobStatus.QUEUED
+    now[0] += timedelta(seconds=60)
+    assert turns.sweep(queue, store, stuck_after=30) == [old.id]  # queued, but nowhere
+    assert queue.job_ids == [f"ai-{fresh.id}-1", f"ai-{old.id}-1-again"]
     queue.delete(delete_jobs=True)
 
 
