@@ -2,8 +2,7 @@
 
     .venv/bin/python bench/deadlines.py [--games 10000] [--workers 1,4] [--move-time S]
                                         [--sweep-every 10] [--stuck-after 30]
-                                        [--give-up 900] [--worker-class fork|simple]
-                                        [--scheduler rq|prompt]
+                                        [--give-up 900]
 
 Uses REDIS_URL if set, else an embedded Redis in a temporary directory. Every key it
 writes starts with a prefix of its own; those keys, and RQ's keys of its queues, jobs
@@ -25,10 +24,6 @@ timeouts per second, the delay p50 / p99 / max, the games whose deadline job ran
 before the deadline (and did nothing) and the sweep's jobs; then where the delay of
 the deadline jobs went (RQ's timestamps): from the deadline to the scheduler moving
 the job to its queue, waiting in the queue, running.
-
-Two prototypes, for finding out where the time goes, change nothing in workers/: with
-`--worker-class simple` the workers run RQ's `SimpleWorker` (no fork per job) in place
-of its `Worker`, and with `--scheduler prompt` a `PromptScheduler` in place of RQ's.
 """
 
 from __future__ import annotations
@@ -47,15 +42,13 @@ from dataclasses import dataclass
 from datetime import datetime
 
 import redis
-import rq.scheduler
-import rq.worker.base
 from common import descendants, redis_url
 from rq.utils import utcparse
 from tqdm import tqdm
 
 from service.domain import PRESETS, Settings
 from service.events import HUMAN, GameStore, SeatJoined, SeatSpec
-from workers import deadlines, queues, worker
+from workers import deadlines, queues
 from workers.changes import after_change
 
 POLICY = "forfeit"
@@ -68,7 +61,6 @@ CHUNK = 1000  # keys per pipeline or DEL
 # Redis, twice that on a busy machine), and for the workers' start after them.
 SET_UP_SECONDS_PER_GAME = 0.005
 WORKER_START_SECONDS = 5
-PROMPT_INTERVAL = 0.1  # seconds between two runs of the prototype scheduler
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,12 +103,9 @@ def set_up(store: GameStore, games: int, move_time: int) -> dict[str, float]:
 def start_workers(
     url: str, prefix: str, count: int, args: argparse.Namespace
 ) -> list[subprocess.Popen]:
-    """`count` processes of `claim worker` (or of `prototype_worker`)."""
+    """`count` processes of `claim worker`."""
     env = {**os.environ, "REDIS_URL": url, "CLAIM_PREFIX": prefix}
     command = [sys.executable, "-m", "service.cli", "worker"]
-    if args.worker_class != "fork" or args.scheduler != "rq":
-        command = [sys.executable, __file__, "--as-worker", "--worker-class", args.worker_class]
-        command += ["--scheduler", args.scheduler]
     command += ["--sweep-every", str(args.sweep_every), "--stuck-after", str(args.stuck_after)]
     return [
         subprocess.Popen(
@@ -143,45 +132,6 @@ def stop_workers(processes: list[subprocess.Popen]) -> None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
             process.wait()
-
-
-class PromptScheduler(rq.scheduler.RQScheduler):
-    """A prototype of RQ's scheduler that runs every 0.1 s instead of every second,
-    moves every due job at once instead of 1000 per queue and run, and moves a job
-    only once the whole second of its time is over (RQ scores scheduled jobs by the
-    second, rounded down, so its scheduler moves a job up to a second early)."""
-
-    def work(self) -> None:
-        """RQ's loop, but every `PROMPT_INTERVAL` (RQ's `interval` is whole seconds:
-        it is also the lifetime of locks)."""
-        self._install_signal_handlers()
-        self.register_birth()
-        while not self._stop_requested:
-            if self.should_reacquire_locks:
-                self.acquire_locks()
-            self.heartbeat()
-            self.enqueue_scheduled_jobs()
-            time.sleep(PROMPT_INTERVAL)
-        self.stop()
-
-    def enqueue_scheduled_jobs(self) -> None:
-        while True:
-            super().enqueue_scheduled_jobs()
-            second = rq.scheduler.current_timestamp()
-            registries = self._scheduled_job_registries
-            if not any(r.get_jobs_to_schedule(second, chunk_size=1) for r in registries):
-                return
-
-
-def prototype_worker(worker_class: str, scheduler: str, every: float, stuck_after: float) -> int:
-    """`claim worker` with this bench's prototypes, which change nothing in workers/:
-    RQ's SimpleWorker (no fork per job) and `PromptScheduler`."""
-    if worker_class == "simple":
-        worker.Worker = rq.SimpleWorker
-    if scheduler == "prompt":
-        rq.worker.base.RQScheduler = PromptScheduler
-        rq.scheduler.current_timestamp = lambda: int(time.time()) - 1  # the second is over
-    return worker.run(False, every, stuck_after)
 
 
 def wait_for_timeouts(
@@ -312,7 +262,7 @@ def report(outcomes: list[Outcome], games: int, move_time: int, args: argparse.N
     print(
         f"{games} games of 2 human seats, timeout policy {POLICY}, move time {move_time} s;"
         f" claim worker --sweep-every {args.sweep_every} --stuck-after {args.stuck_after}"
-        f" ({args.worker_class} worker, {args.scheduler} scheduler); {os.cpu_count()} CPUs"
+        f"; {os.cpu_count()} CPUs"
     )
     print(
         f"{'workers':>7} {'spread s':>8} {'cleared s':>9} {'timeouts/s':>10}"
@@ -347,26 +297,9 @@ def main() -> None:
     parser.add_argument("--sweep-every", type=float, default=10.0, help="claim worker's")
     parser.add_argument("--stuck-after", type=float, default=30.0, help="claim worker's")
     parser.add_argument(
-        "--worker-class",
-        choices=("fork", "simple"),
-        default="fork",
-        help="fork: claim worker as it is; simple: prototype, RQ's SimpleWorker",
-    )
-    parser.add_argument(
-        "--scheduler",
-        choices=("rq", "prompt"),
-        default="rq",
-        help="rq: RQ's scheduler as claim worker runs it; prompt: prototype (see PromptScheduler)",
-    )
-    parser.add_argument("--as-worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument(
         "--give-up", type=float, default=900, help="seconds after the first deadline"
     )
     args = parser.parse_args()
-    if args.as_worker:  # a worker process of this bench, with its prototypes
-        sys.exit(
-            prototype_worker(args.worker_class, args.scheduler, args.sweep_every, args.stuck_after)
-        )
     counts = [int(n) for n in args.workers.split(",")]
     move_time = args.move_time or WORKER_START_SECONDS + math.ceil(
         args.games * SET_UP_SECONDS_PER_GAME
