@@ -120,7 +120,9 @@ def _own(game: Game, observation: Observation, over: bool) -> dict:
         "hand": codes(observation.hand) if started else [],
         "follower_pile": codes(observation.follower_pile) if started else [],
         "peek": _code(observation.peek),
-        "legal": [] if over or not started else [str(d) for d in observation.legal],
+        "legal": []
+        if over or not started or game.seats[observation.seat].takeover
+        else [str(d) for d in observation.legal],
     }
 
 
@@ -202,7 +204,10 @@ class OwnSchema(Schema):
     hand = CARDS
     follower_pile = CARDS
     peek = NULLABLE_CARD
-    legal = fields.List(fields.String(), metadata={"description": "decisions, when to act"})
+    legal = fields.List(
+        fields.String(),
+        metadata={"description": "decisions, when to act (none while an AI plays the seat)"},
+    )
 
 
 class TableSchema(Schema):

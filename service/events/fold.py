@@ -188,6 +188,11 @@ def _changes(game: Game, event) -> dict:
         return {"ending": Ending(ABORTED, None, ())}
     _check_running(game)
     if isinstance(event, DecisionMade):
+        if event.timeout_policy is None and _taken_over(game, event.seat):
+            raise SeatUnavailable(
+                f"an AI plays seat {event.seat} since its move time ran out:"
+                " take the seat back first"
+            )
         state = apply(game.state, event.decision, seat=event.seat)
         ending = _completed(state) if is_over(state) else None
         return {"state": state, "decisions": game.decisions + 1, "ending": ending}
@@ -205,10 +210,14 @@ def _changes(game: Game, event) -> dict:
             return {"seats": _with_seat(game, event.seat, takeover=level)}
         return {}  # the policy's AI makes this one decision, as a DecisionMade
     if isinstance(event, SeatReturned):
-        if event.seat not in range(len(game.seats)) or game.seats[event.seat].takeover is None:
+        if not _taken_over(game, event.seat):
             raise SeatUnavailable(f"no AI is playing seat {event.seat}")
         return {"seats": _with_seat(game, event.seat, takeover=None)}
     raise TypeError(f"not an event: {event!r}")
+
+
+def _taken_over(game: Game, seat: int) -> bool:
+    return seat in range(len(game.seats)) and game.seats[seat].takeover is not None
 
 
 def _join(game: Game, event: SeatJoined) -> tuple[Seat, ...]:

@@ -486,7 +486,17 @@ def test_a_person_whose_seat_an_ai_took_over_comes_back(client, store):
     table = a_table(client, move_time_limit=60, timeout_policy="takeover:random")
     seat = table.view()["table"]["to_act"]
     store.append(table.game_id, [TurnTimedOut(seat, "takeover:random")], 3)
-    assert table.view()["seats"][seat]["takeover"] == "random"
+    taken_over = table.view(seat)
+    assert taken_over["seats"][seat]["takeover"] == "random"
+    assert taken_over["you"]["legal"] == []  # the AI decides
+    legal = legal_decisions(store.load(table.game_id).state)
+    move = client.post(
+        f"/games/{table.game_id}/moves",
+        json={"move": str(legal[0]), "expected_version": 4},
+        headers={**table.headers(seat), "Idempotency-Key": "while-away"},
+    )
+    assert "take the seat back" in problem(move, "seat-unavailable", 409)["detail"]
+    assert store.version(table.game_id) == 4
     response = client.post(
         f"/games/{table.game_id}/seats/{seat}/return", headers=table.headers(seat)
     )

@@ -6,7 +6,15 @@ from datetime import timedelta
 
 import pytest
 
-from service.domain import Decision, GameOver, IllegalDecision, NotYourTurn, apply, new_game
+from service.domain import (
+    Decision,
+    GameOver,
+    IllegalDecision,
+    NotYourTurn,
+    apply,
+    legal_decisions,
+    new_game,
+)
 from service.events import (
     ABORTED,
     COMPLETED,
@@ -183,6 +191,18 @@ def test_a_takeover_timeout_has_an_ai_play_the_seat_until_its_person_returns():
     game = then(game, SeatReturned(0))
     assert game.seats[0].takeover is None
     assert game.acting_ai is None
+
+
+def test_while_an_ai_plays_a_seat_only_the_ai_decides_for_it():
+    game = fold(
+        "g", records(a_creation(kinds=["human", "random"]), SeatJoined(0, "Ann", TOKEN_HASH))
+    )
+    game = then(game, TurnTimedOut(0, "takeover:greedy"))
+    decision = legal_decisions(game.state)[0]
+    with pytest.raises(RejectedEvent, match="take the seat back first"):
+        then(game, DecisionMade(0, decision))
+    assert then(game, DecisionMade(0, decision, timeout_policy="takeover:greedy")).decisions == 1
+    assert then(then(game, SeatReturned(0)), DecisionMade(0, decision)).decisions == 1
 
 
 def test_only_a_seat_an_ai_took_over_can_return():
