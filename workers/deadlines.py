@@ -90,8 +90,10 @@ def sweep(queue: Queue, store: GameStore, late_after: float) -> list[str]:
     queued = queues.queued(queue) if overdue else frozenset()
     for raw in overdue:
         game = store.load(raw.decode())
-        if game.deadline is None:
-            store.redis.zrem(due_key(store), game.id)
+        if game.deadline is None or game.deadline.timestamp() > late:
+            # The game moved on, and what moved it failed before scheduling its next
+            # deadline (or its end): do it now.
+            schedule(queue, store, game)
             continue
         job_id = f"deadline-{game.id}-{game.version}"
         # Wait as long again before the next retry.

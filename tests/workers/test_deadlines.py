@@ -177,6 +177,16 @@ def test_a_game_with_no_deadline_leaves_the_due_set(store):
     assert store.redis.zscore(deadlines.due_key(store), game.id) is None
 
 
+def test_the_sweep_schedules_a_deadline_that_a_crashed_job_did_not(store, clock):
+    game = a_running_game(store)
+    queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
+    store.redis.zadd(deadlines.due_key(store), {game.id: 1})  # an earlier version's
+    assert deadlines.sweep(queue, store, late_after=30) == []
+    assert store.redis.zscore(deadlines.due_key(store), game.id) == game.deadline.timestamp()
+    assert ScheduledJobRegistry(queue=queue).get_job_ids() == [f"deadline-{game.id}-{game.version}"]
+    queue.delete(delete_jobs=True)
+
+
 def test_the_sweep_enqueues_only_deadlines_overdue_for_long(store, clock):
     overdue, due_soon = a_running_game(store), a_running_game(store, limit=3600)
     queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
