@@ -142,10 +142,12 @@ def move(
         raise Problem("game-not-started", "the game waits for its seats to be taken")
     event_id = uuid.uuid5(MOVES, f"{game.id}/{seat}/{idempotency_key}")
     event = DecisionMade(seat, decision)
-    version = store.append(game.id, [event], expected_version, ids=[event_id])
-    first = store.read(game.id, after=version - 1, until=version)[0]
-    if first.id != event_id or first.event != event:
-        raise Problem("idempotency-key-reused", "this idempotency key was used for another request")
+    version, written = store.append_once(game.id, [event], expected_version, ids=[event_id])
+    if not written:  # the key was used before: for this very move?
+        first = store.read(game.id, after=version - 1, until=version)[0]
+        if first.id != event_id or first.event != event:
+            detail = "this idempotency key was used for another request"
+            raise Problem("idempotency-key-reused", detail)
     return store.load(game.id, version)
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from random import SystemRandom
+from typing import NamedTuple
 
 import redis
 from marshmallow import ValidationError
@@ -89,6 +90,11 @@ def _redis_errors() -> Iterator[None]:
         yield
     except redis.exceptions.RedisError as error:
         raise StoreUnavailable(f"Redis failed: {error}") from error
+
+
+class Appended(NamedTuple):
+    version: int  # the version the append ended at
+    written: bool  # False: the events' ids were appended before, and nothing was written
 
 
 class GameStore:
@@ -171,6 +177,17 @@ class GameStore:
         with the current one. If an event id was appended before: nothing is written
         and the answer is the version that append ended at.
         """
+        return self.append_once(game_id, events, expected_version, ids).version
+
+    def append_once(
+        self,
+        game_id: str,
+        events: Sequence[Event],
+        expected_version: int,
+        ids: Sequence[uuid.UUID] | None = None,
+    ) -> Appended:
+        """`append`, telling also whether this call wrote the events (or an earlier
+        append of their ids did)."""
         _check_id(game_id)
         if not isinstance(expected_version, int) or expected_version < 0:
             raise ValueError(f"an expected version is 0 or more, not {expected_version!r}")
@@ -195,7 +212,7 @@ class GameStore:
         except (RejectedEvent, UnknownVersion) as error:
             # A re-sent event, or a version moved on, tells more than the rejection.
             if (version := self._seen(game_id, ids, expected_version)) is not None:
-                return version
+                return Appended(version, written=False)
             raise error from None
         with _redis_errors():
             reply = self._append(
@@ -218,7 +235,7 @@ class GameStore:
         ):
             with _redis_errors():
                 self.lobby.project(after)
-        return version
+        return Appended(version, written=outcome != "seen")
 
     def _seen(self, game_id: str, ids: Sequence[uuid.UUID], expected_version: int) -> int | None:
         """The version an earlier append of one of `ids` ended at, if there was one;

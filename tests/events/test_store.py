@@ -131,8 +131,10 @@ def test_a_resent_event_id_writes_nothing_and_answers_the_first_version(store):
     game = new_game(store)
     event_id = uuid.uuid4()
     move = a_move(game.state)
-    assert store.append(game.id, [move], 1, ids=[event_id]) == 2
+    assert store.append_once(game.id, [move], 1, ids=[event_id]) == (2, True)
+    assert store.append_once(game.id, [move], 1, ids=[event_id]) == (2, False)
     play(store, store.load(game.id), moves=3)
+    assert store.append_once(game.id, [move], 1, ids=[event_id]) == (2, False)
     assert store.append(game.id, [move], 1, ids=[event_id]) == 2
     assert _length(store, game) == 5
 
