@@ -52,31 +52,29 @@ class Expert:
         return self._search(observation, rng, side)
 
     def _search(self, observation: Observation, rng: random.Random, side: int) -> Decision:
-        """Successive halving over greedy's best candidates on shared sampled deals;
-        greedy's own choice stays until another candidate beats it clearly."""
-        ranked = greedy.ranked(observation)
-        baseline = ranked[0]
-        candidates = ranked[: self.candidates]
-        gains = {d: [] for d in candidates}  # per deal: score less the baseline's score
+        """Successive halving of greedy's next best candidates against its own choice
+        (the baseline, played in every deal too) on shared sampled deals; the baseline
+        stays unless the best candidate beats it clearly."""
+        baseline, *rivals = greedy.ranked(observation)[: self.candidates]
+        gains = {d: [] for d in rivals}  # per deal: score less the baseline's score
         length = _plays_left(observation)
-        passes = max(1, math.ceil(math.log2(len(candidates))))
+        passes = max(1, math.ceil(math.log2(len(rivals) + 1)))
         worlds = states(observation, rng)
         deals = 0
         for _ in range(passes):
-            # Each pass spends its share of the budget on the candidates left.
-            target = deals + max(2, self.steps // (passes * len(candidates) * length))
+            # Each pass spends its share of the budget on the decisions left.
+            target = deals + max(2, self.steps // (passes * (len(rivals) + 1) * length))
             while deals < target:
                 world = next(worlds)
                 deals += 1
-                scores = {d: rollout(apply(world, d), side, rng) for d in candidates}
-                for decision in candidates:
-                    gains[decision].append(scores[decision] - scores[baseline])
-            candidates.sort(key=lambda d: sum(gains[d]), reverse=True)
-            half = candidates[: max(1, (len(candidates) + 1) // 2)]
-            candidates = half if baseline in half else half[:-1] + [baseline]
-            if len(candidates) == 1:
+                base = rollout(apply(world, baseline), side, rng)
+                for decision in rivals:
+                    gains[decision].append(rollout(apply(world, decision), side, rng) - base)
+            rivals.sort(key=lambda d: sum(gains[d]), reverse=True)
+            if len(rivals) == 1:
                 break
-        best = max(candidates, key=lambda d: sum(gains[d]))
+            rivals = rivals[: (len(rivals) + 1) // 2]
+        best = rivals[0]
         return best if _clearly_positive(gains[best], self.confidence) else baseline
 
 

@@ -5,6 +5,7 @@ import random
 import pytest
 
 from service import ai
+from service.ai import expert
 from service.ai.determinize import sample_state
 from service.ai.endgame import DRAW, LOSS, WIN, outcome, solve
 from service.domain import (
@@ -147,3 +148,21 @@ def test_the_endgame_solver_gives_up_over_its_budget():
 def test_an_unknown_level_is_refused():
     with pytest.raises(ValueError, match="unknown AI level 'grandmaster'"):
         ai.player("grandmaster")
+
+
+@pytest.mark.parametrize("rivals", [1, 4])
+@pytest.mark.parametrize("gain", [0.5, 0.001])
+def test_the_expert_plays_a_rival_of_greedys_choice_only_when_it_does_clearly_better(
+    monkeypatch, rivals, gain
+):
+    """The search itself, with rollouts scripted by the decision searched: the best
+    rival wins over greedy's choice when it beats it clearly, and only then."""
+    factions = legal_faction_sets(3)[0]
+    state = new_game(Settings(3, factions), shuffled_deck(factions, random.Random(2)))
+    ranked = legal_decisions(state)[: rivals + 1]
+    worth = {d: 0.0 for d in ranked} | {ranked[-1]: gain}
+    monkeypatch.setattr(expert.greedy, "ranked", lambda _: list(ranked))
+    monkeypatch.setattr(expert, "apply", lambda _, decision: decision)
+    monkeypatch.setattr(expert, "rollout", lambda d, _, rng: worth[d] + rng.gauss(0, 0.3))
+    chosen = ai.Expert()(observe(state, state.to_act), random.Random(1))
+    assert chosen == (ranked[-1] if gain > 0.1 else ranked[0])
