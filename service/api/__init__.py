@@ -82,7 +82,7 @@ class ProblemApi(Api):
 
 def create_app(config: dict | None = None) -> Flask:
     """The API app. `config` may give `REDIS` (a client), `CLAIM_PREFIX` (key prefix),
-    `RATELIMIT_DEFAULT`, `JOBS` (False: schedule no AI turns or deadlines) and any Flask
+    `CLAIM_RATE_LIMIT`, `JOBS` (False: schedule no AI turns or deadlines) and any Flask
     setting."""
     app = Flask(__name__)
     app.config.update(
@@ -95,7 +95,7 @@ def create_app(config: dict | None = None) -> Flask:
         OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
         MAX_CONTENT_LENGTH=MAX_BODY,
         CLAIM_PREFIX=os.environ.get("CLAIM_PREFIX", "claim"),
-        RATELIMIT_DEFAULT=os.environ.get("CLAIM_RATE_LIMIT", DEFAULT_RATE_LIMIT),
+        CLAIM_RATE_LIMIT=os.environ.get("CLAIM_RATE_LIMIT", DEFAULT_RATE_LIMIT),
         RATELIMIT_HEADERS_ENABLED=True,
         API_SPEC_OPTIONS={
             "info": {
@@ -118,7 +118,7 @@ def create_app(config: dict | None = None) -> Flask:
         api.register_blueprint(blueprint)
     claim.openapi_yaml = openapi_yaml(api)
 
-    limits = app.config["RATELIMIT_DEFAULT"]
+    limits = app.config["CLAIM_RATE_LIMIT"]
     Limiter(
         _client_key,
         app=app,
@@ -146,7 +146,7 @@ def openapi_yaml(api: Api) -> str:
 
 def openapi_document() -> str:
     """The contract as `openapi.yaml` holds it, generated from the schemas."""
-    app = create_app({"REDIS": redis.Redis(), "RATELIMIT_DEFAULT": "", "JOBS": False})
+    app = create_app({"REDIS": redis.Redis(), "CLAIM_RATE_LIMIT": "", "JOBS": False})
     return app.extensions["claim"].openapi_yaml
 
 

@@ -8,7 +8,7 @@ from service.api import create_app
 
 @pytest.fixture
 def app(redis_client, prefix):
-    config = {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "RATELIMIT_DEFAULT": "", "JOBS": False}
+    config = {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "", "JOBS": False}
     return create_app(config)
 
 

@@ -40,18 +40,20 @@ def test_a_body_above_the_size_limit_is_refused(client, store):
 
 def test_too_many_requests_from_one_client_are_rate_limited(redis_client, prefix):
     app = create_app(
-        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "RATELIMIT_DEFAULT": "3/minute"}
+        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "3/minute"}
     )
     client = app.test_client()
     statuses = [client.get("/healthz").status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
     body = problem(client.get("/games"), "rate-limited", 429)
     assert body["status"] == 429
+    # One limit for the whole API, so one counter a client (no per-route one beside it).
+    assert len(list(redis_client.scan_iter(match=f"{prefix}:limits*"))) == 1
 
 
 def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
     app = create_app(
-        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "RATELIMIT_DEFAULT": "3/minute"}
+        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "3/minute"}
     )
     client = app.test_client()
     statuses = [
@@ -64,7 +66,7 @@ def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
 def test_redis_unreachable_is_a_503_problem(prefix):
     down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
     client = create_app(
-        {"REDIS": down, "CLAIM_PREFIX": prefix, "RATELIMIT_DEFAULT": ""}
+        {"REDIS": down, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": ""}
     ).test_client()
     problem(client.get("/healthz"), "store-unavailable", 503)
     problem(client.get("/games/0123456789abcdef"), "store-unavailable", 503)

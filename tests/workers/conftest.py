@@ -15,7 +15,7 @@ from service.api import create_app
 
 @pytest.fixture
 def app(redis_client, prefix):
-    return create_app({"REDIS": redis_client, "CLAIM_PREFIX": prefix, "RATELIMIT_DEFAULT": ""})
+    return create_app({"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": ""})
 
 
 @pytest.fixture
