@@ -98,14 +98,14 @@ def sweep(queue: Queue, store: GameStore, late_after: float) -> list[str]:
         job_id = f"deadline-{game.id}-{game.version}"
         # Wait as long again before the next retry.
         store.redis.zadd(due_key(store), {game.id: store.clock().timestamp()})
-        if job_id in queued or job_id + "-again" in queued:
+        if queues.waits(queued, job_id):
             continue  # not lost: behind others in the queue
         log.warning("game %s: deadline overdue at version %s, enqueued", game.id, game.version)
         queue.enqueue(
             "workers.jobs.deadline",
             game.id,
             game.version,
-            job_id=job_id + "-again",
+            job_id=job_id + queues.AGAIN,
             retry=queues.RETRY,
         )
         again.append(game.id)

@@ -34,6 +34,14 @@ def store(connection: redis.Redis | None = None) -> GameStore:
     return GameStore(connection or connect(), prefix())
 
 
+AGAIN = "-again"  # the end of the id of a job that a sweep enqueued again
+
+
+def waits(queued: frozenset[str], job_id: str) -> bool:
+    """Whether the job, or the copy a sweep enqueued again, is among `queued`."""
+    return job_id in queued or job_id + AGAIN in queued
+
+
 def queued(queue: Queue) -> frozenset[str]:
     """The ids of the jobs in the queue: not lost, only not run yet, so a sweep need
     not add another copy to a backlog. (A job's status alone does not tell: a worker

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import random
 import uuid
-from collections.abc import Collection
 
 from rq import Queue
 
@@ -61,7 +60,7 @@ def waiting_key(store: GameStore) -> str:
 
 
 def schedule(
-    queue: Queue, store: GameStore, game: Game, queued: Collection[str] | None = None
+    queue: Queue, store: GameStore, game: Game, queued: frozenset[str] | None = None
 ) -> str | None:
     """Enqueue the AI turn of `game` if an AI decides now; answer the job id.
 
@@ -75,9 +74,9 @@ def schedule(
     job_id = f"ai-{game.id}-{game.version}"  # RQ job ids hold no ':'
     since = game.updated_at
     if queued is not None:
-        if job_id in queued or job_id + "-again" in queued:
+        if queues.waits(queued, job_id):
             return None
-        job_id += "-again"
+        job_id += queues.AGAIN
         since = store.clock()
     store.redis.zadd(waiting_key(store), {game.id: since.timestamp()})
     queue.enqueue(

@@ -304,8 +304,7 @@ def move(args, headers, game_id):
     after = actions.move(
         store(), game, seat, decision, args["expected_version"], headers["idempotency_key"]
     )
-    current_app.extensions["claim"].changed(after)
-    return json_response({"version": after.version, "view": game_view(after, seat)}, 201)
+    return _moved(after, seat)
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
@@ -316,8 +315,7 @@ def resign(game_id):
     game = store().load(game_id)
     seat = callers_seat(game)
     after = actions.resign(store(), game, seat)
-    current_app.extensions["claim"].changed(after)
-    return json_response({"version": after.version, "view": game_view(after, seat)}, 201)
+    return _moved(after, seat)
 
 
 @blp.route("/<game_id>/seats/<int:seat>/return", methods=["POST"])
@@ -330,8 +328,14 @@ def come_back(game_id, seat):
     if callers_seat(game) != seat:
         raise Problem("unauthorized", f"send the token of seat {seat}")
     after = actions.come_back(store(), game, seat)
-    current_app.extensions["claim"].changed(after)
-    return json_response({"version": after.version, "view": game_view(after, seat)}, 201)
+    return _moved(after, seat)
+
+
+def _moved(game: Game, seat: int) -> Response:
+    """The answer to a change made by `seat`: the hooks told of it, and the game's new
+    version with the seat's view."""
+    current_app.extensions["claim"].changed(game)
+    return json_response({"version": game.version, "view": game_view(game, seat)}, 201)
 
 
 class RematchSchema(Schema):
