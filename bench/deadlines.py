@@ -20,10 +20,9 @@ out. Delay of a game = its `TurnTimedOut` event's `at` minus its deadline.
 Target: p99 under 2 s with 4 workers.
 
 Prints, per worker count: the time from the first deadline to the last timeout, the
-timeouts per second, the delay p50 / p99 / max, the games whose deadline job ran
-before the deadline (and did nothing) and the sweep's jobs; then where the delay of
-the deadline jobs went (RQ's timestamps): from the deadline to the scheduler moving
-the job to its queue, waiting in the queue, running.
+timeouts per second, the delay p50 / p99 / max, and the timer jobs that ran: all of
+them, the helpers among them (enqueued by a job that claimed a whole chunk) and the
+sweep's.
 """
 
 from __future__ import annotations
@@ -43,7 +42,6 @@ from datetime import datetime
 
 import redis
 from common import descendants, redis_url
-from rq.utils import utcparse
 from tqdm import tqdm
 
 from service.domain import PRESETS, Settings
@@ -73,11 +71,9 @@ class Outcome:
     per_second: float  # timeouts per second, first to last timeout
     delays: tuple[float, ...]  # sorted, one per game that timed out
     missing: int  # games without a timeout when the run gave up
-    early: int  # games whose scheduled job ran before the deadline
-    swept: int  # jobs the sweep enqueued (run, or still queued when the run ended)
-    moved: tuple[float, ...]  # deadline to the scheduler enqueueing the job, sorted
-    queued: tuple[float, ...]  # enqueued to started
-    ran: tuple[float, ...]  # started to ended
+    jobs: int  # timer jobs run, or still queued when the run ended
+    helpers: int  # of them, enqueued by a job that claimed a whole chunk
+    swept: int  # of them, enqueued by the sweep
     load: float  # the machine's load average (1 minute) at the end
 
 
@@ -162,30 +158,22 @@ def wait_for_timeouts(
 
 
 def measure(store: GameStore, workers: int, due: dict[str, float]) -> Outcome:
-    """Read each game's timeout and its deadline job's timestamps."""
+    """Read each game's timeout, and count the timer jobs."""
     ids = list(due)
-    timed_out, jobs = {}, []
+    timed_out = {}
     for at in range(0, len(ids), CHUNK):
         chunk = ids[at : at + CHUNK]
         with store.redis.pipeline(transaction=False) as pipe:
             for game_id in chunk:
                 version = f"{TIMED_OUT_AT}-0"
                 pipe.xrange(store.key(game_id, "events"), version, version)
-            for game_id in chunk:
-                job = f"rq:job:deadline-{game_id}-{JOINED}"
-                pipe.hmget(job, "enqueued_at", "started_at", "ended_at")
             replies = pipe.execute()
-        for game_id, entries in zip(chunk, replies[: len(chunk)], strict=True):
+        for game_id, entries in zip(chunk, replies, strict=True):
             if entries and entries[0][1][b"type"] == b"TurnTimedOut":
                 timed_out[game_id] = datetime.fromisoformat(entries[0][1][b"at"].decode())
-        jobs += [
-            (game_id, *(utcparse(t.decode()).timestamp() if t else None for t in times))
-            for game_id, times in zip(chunk, replies[len(chunk) :], strict=True)
-        ]
     delays = sorted(timed_out[g].timestamp() - due[g] for g in timed_out)
     first_deadline = min(due.values())
     stamps = sorted(at.timestamp() for at in timed_out.values()) or [first_deadline]
-    done = [(g, *times) for g, *times in jobs if None not in times]
     queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
     job_ids = [*queue.finished_job_registry.get_job_ids(), *queue.get_job_ids()]
     return Outcome(
@@ -195,11 +183,9 @@ def measure(store: GameStore, workers: int, due: dict[str, float]) -> Outcome:
         per_second=len(stamps) / (stamps[-1] - stamps[0]) if len(stamps) > 1 else math.nan,
         delays=tuple(delays),
         missing=len(due) - len(timed_out),
-        early=sum(started < due[g] for g, _, started, _ in done),
-        swept=sum(job_id.count("-") == 3 for job_id in job_ids),  # deadline-<game>-<v>-<n>
-        moved=tuple(sorted(enqueued - due[g] for g, enqueued, _, _ in done)),
-        queued=tuple(sorted(started - enqueued for _, enqueued, started, _ in done)),
-        ran=tuple(sorted(ended - started for _, _, started, ended in done)),
+        jobs=len(job_ids),
+        helpers=sum("-more-" in job_id for job_id in job_ids),
+        swept=sum("-sweep-" in job_id for job_id in job_ids),
         load=os.getloadavg()[0],
     )
 
@@ -239,7 +225,7 @@ def delete_keys(connection: redis.Redis, prefix: str) -> None:
     after it), of its games' jobs, and of the workers and schedulers on its queues."""
     mine = list(connection.scan_iter(match=f"{prefix}*", count=CHUNK))
     games = {m[1] for key in mine if (m := re.search(rb":game:\{([0-9a-z]+)\}:", key))}
-    job = re.compile(rb"(?:deadline|ai)-([0-9a-z]+)-")
+    job = re.compile(rb"ai-([0-9a-z]+)-")
     members = []  # of the set of all workers
     for key in connection.scan_iter(match="rq:*", count=CHUNK):
         if prefix.encode() in key or ((m := job.search(key)) and m[1] in games):
@@ -266,25 +252,17 @@ def report(outcomes: list[Outcome], games: int, move_time: int, args: argparse.N
     )
     print(
         f"{'workers':>7} {'spread s':>8} {'cleared s':>9} {'timeouts/s':>10}"
-        f" {'p50 s':>6} {'p99 s':>6} {'max s':>6} {'missing':>7} {'early':>6} {'swept':>6}"
-        f" {'load':>5}"
+        f" {'p50 s':>6} {'p99 s':>6} {'max s':>6} {'missing':>7} {'jobs':>5} {'helpers':>7}"
+        f" {'swept':>5} {'load':>5}"
     )
     for o in outcomes:
         print(
             f"{o.workers:>7} {o.spread:>8.1f} {o.cleared:>9.1f} {o.per_second:>10,.0f}"
             f" {percentile(o.delays, 0.5):>6.2f} {percentile(o.delays, 0.99):>6.2f}"
-            f" {percentile(o.delays, 1.0):>6.2f} {o.missing:>7} {o.early:>6} {o.swept:>6}"
-            f" {o.load:>5.1f}"
+            f" {percentile(o.delays, 1.0):>6.2f} {o.missing:>7} {o.jobs:>5} {o.helpers:>7}"
+            f" {o.swept:>5} {o.load:>5.1f}"
         )
     print("target: p99 under 2 s with 4 workers")
-    print("\nwhere a deadline job's time went, s, p50 / p99 (max):")
-    print(f"{'workers':>7} {'deadline -> enqueued':>22} {'queued':>22} {'ran':>22}")
-    for o in outcomes:
-        cells = " ".join(
-            f"{percentile(v, 0.5):>7.2f} /{percentile(v, 0.99):>6.2f} ({percentile(v, 1):>5.1f})"
-            for v in (o.moved, o.queued, o.ran)
-        )
-        print(f"{o.workers:>7} {cells}")
 
 
 def main() -> None:

@@ -61,6 +61,17 @@ def run_simulation(players: int, games: int, seed: int, factions, first_leader: 
     return 0
 
 
+def rebuild() -> int:
+    """`claim rebuild`: every projection of the games written again from the streams."""
+    from workers import changes, queues
+
+    store = queues.store()
+    games = tqdm(store.game_ids(), desc="rebuild", unit="game", file=sys.stderr)
+    count = changes.rebuild(store, games)
+    print(f"{count} game{'s' * (count != 1)} rebuilt", file=sys.stderr)
+    return 0
+
+
 def write_openapi(path: str | None) -> int:
     """Print the OpenAPI document generated from the API's schemas, or write it."""
     from .api import openapi_document
@@ -119,6 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         help="seconds an AI turn may wait before it is enqueued again",
     )
 
+    commands.add_parser(
+        "rebuild",
+        help="write the lobby, the inboxes, the AI turns and the timers again from the streams",
+    )
+
     spec = commands.add_parser("openapi", help="print the API's OpenAPI document (openapi.yaml)")
     spec.add_argument("--output", "-o", help="write it to this file instead")
 
@@ -133,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         from workers.worker import run
 
         return run(args.burst, args.sweep_every, args.stuck_after)
+    if args.command == "rebuild":
+        return rebuild()
     if args.command == "openapi":
         return write_openapi(args.output)
     if args.games < 1:

@@ -1,4 +1,4 @@
-"""The `claim` command line: verify and simulate."""
+"""The `claim` command line: verify, simulate and rebuild."""
 
 import json
 import subprocess
@@ -7,6 +7,10 @@ import sys
 import pytest
 
 from service.cli import main
+from service.domain import Settings
+from service.events import SeatJoined
+from service.events.players import PlayerStore
+from tests.events.factories import FACTIONS, TOKEN_HASH, seats
 
 from .domain.test_conformance import GAMES
 
@@ -75,3 +79,21 @@ def test_the_console_script_runs(tmp_path):
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip().endswith("1 passed, 0 failed")
+
+
+def test_rebuild_writes_the_lobby_and_the_players_games_again(
+    store, redis_url, prefix, monkeypatch, capsys
+):
+    players = PlayerStore(store.redis, prefix)
+    ann, _ = players.register("Ann")
+    game = store.create(Settings(2, FACTIONS[2]), seats("human", "random"))
+    store.append(game.id, [SeatJoined(0, "Ann", TOKEN_HASH, player=ann.id)], 1)
+    store.lobby.clear()
+    store.redis.delete(f"{prefix}:player:{ann.id}:games")
+    assert players.games(ann.id) == [] and store.listing("running").total == 0
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("CLAIM_PREFIX", prefix)
+    assert main(["rebuild"]) == 0
+    assert "1 game rebuilt" in capsys.readouterr().err
+    assert players.games(ann.id) == [game.id]
+    assert [entry.game_id for entry in store.listing("running").games] == [game.id]

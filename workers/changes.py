@@ -1,9 +1,11 @@
 """What follows any change of a game: its next AI turn, its next deadline, and the
-notifications to its players."""
+notifications to its players; and writing those projections again from the streams."""
 
 from __future__ import annotations
 
-from service.events import Game, GameStore
+from collections.abc import Iterable
+
+from service.events import Game, GameStore, SeatJoined
 
 from . import deadlines, notifications, queues, turns
 
@@ -21,3 +23,26 @@ def rematch_offered(store: GameStore, old: Game, new: Game, by: int) -> None:
     rematch `new` (each answers `POST /games/{old}/rematch` for its invite)."""
     others = [seat.player for number, seat in enumerate(old.seats) if seat.player and number != by]
     notifications.notify(store, old, notifications.REMATCH, others, new_game_id=new.id)
+
+
+def rebuild(store: GameStore, game_ids: Iterable[str]) -> int:
+    """Write again, from the streams, every projection of the games `game_ids` (the
+    lobby, each player's games, the games waiting on an AI, the deadline and reminder
+    timers) and enqueue or schedule what they call for; answer the number of games.
+
+    Safe while the service runs: each projection keeps the newest version it was
+    given, and what is enqueued twice is done once."""
+    players = notifications.player_store(store)
+    count = 0
+    for game_id in game_ids:
+        for record in store.read(game_id, known=True):
+            if isinstance(record.event, SeatJoined) and record.event.player:
+                players.add_game(record.event.player, game_id, record.at)
+        game = store.load(game_id)
+        store.lobby.project(game)
+        turns.schedule(queues.queue(queues.AI, store.redis, store.prefix), store, game)
+        deadlines.schedule(queues.queue(queues.DEADLINES, store.redis, store.prefix), store, game)
+        if notifications.player_to_act(game):
+            notifications.schedule_reminder(store, game)
+        count += 1
+    return count

@@ -8,7 +8,7 @@ from rq import get_current_job
 
 from service.events import GameStore
 
-from . import deadlines, notifications, queues, turns
+from . import deadlines, notifications, queues, timers, turns
 from .changes import after_change
 
 _stores: dict[tuple[int, str], GameStore] = {}
@@ -34,15 +34,27 @@ def ai_turn(game_id: str, version: int) -> int | None:
     return appended
 
 
-def deadline(game_id: str, version: int) -> int | None:
-    """Apply the timeout policy of `game_id` if its deadline at `version` has passed."""
+def timer(kind: str) -> int:
+    """Fire every due timer of `kind` (`deadlines` or `reminders`); answer how many."""
     store = _store()
-    appended = deadlines.expire(store, game_id, version)
-    _schedule_next(store, game_id, version)
-    return appended
+    queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
+    return timers.fire_due(store, queue, kind, FIRES[kind])
 
 
-def _schedule_next(store, game_id: str, version: int) -> None:
+def _deadline(store: GameStore, game_id: str, version: int) -> None:
+    """Apply the timeout policy of `game_id` if its deadline at `version` has passed,
+    and set its timer anew (with the rest of what the game waits for, if it moved on:
+    by this, or by a change whose own scheduling was cut off)."""
+    expired = deadlines.expire(store, game_id, version)
+    game = store.load(game_id, expired)  # at the version it appended: no round trip
+    if game.version != version:
+        after_change(store, game)
+    else:  # not due yet: an early or a stale timer
+        queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
+        deadlines.schedule(queue, store, game)
+
+
+def _schedule_next(store: GameStore, game_id: str, version: int) -> None:
     """Schedule what the game waits for now, if it moved on from `version` (by this
     job, or by an earlier run of it that failed before scheduling)."""
     game = store.load(game_id)
@@ -50,10 +62,7 @@ def _schedule_next(store, game_id: str, version: int) -> None:
         after_change(store, game)
 
 
-def reminder(game_id: str, version: int) -> list[str]:
-    """Remind the person to act in `game_id` of their deadline, if it still waits for
-    them at `version`; answer the delivery job ids."""
-    return notifications.remind(_store(), game_id, version)
+FIRES = {deadlines.KIND: _deadline, notifications.REMINDERS: notifications.remind}
 
 
 def deliver(

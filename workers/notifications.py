@@ -37,7 +37,7 @@ from service.events.players import (
     UnknownPlayer,
 )
 
-from . import mail, queues, webhooks
+from . import mail, queues, timers, webhooks
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,7 @@ REMINDER = "reminder"
 GAME_OVER = "game-over"
 REMATCH = "rematch"
 KINDS = (YOUR_TURN, REMINDER, GAME_OVER, REMATCH)
+REMINDERS = "reminders"  # the kind of their timers
 # Once the game moved on, the player acted or their time ran out: nothing left to say.
 MOOT_WHEN_MOVED_ON = (YOUR_TURN, REMINDER)
 
@@ -90,7 +91,7 @@ def schedule(store: GameStore, game: Game) -> list[str]:
     player_id = player_to_act(game)
     if player_id is None:
         return []
-    return notify(store, game, YOUR_TURN, [player_id]) + _schedule_reminder(store, game)
+    return notify(store, game, YOUR_TURN, [player_id]) + schedule_reminder(store, game)
 
 
 def notify(
@@ -106,7 +107,7 @@ def notify(
     if kind not in KINDS:
         raise ValueError(f"no notification kind {kind!r}")
     queue = queues.queue(queues.WEBHOOKS, store.redis, store.prefix)
-    players = _players(store)
+    players = player_store(store)
     job_ids = []
     for player_id in player_ids:
         try:
@@ -163,26 +164,31 @@ def reminder_at(game: Game) -> datetime | None:
     return deadline - timedelta(seconds=share * limit)
 
 
-def _schedule_reminder(store: GameStore, game: Game) -> list[str]:
-    at = reminder_at(game)
-    if at is None:
-        return []
-    job_id = f"reminder-{game.id}-{game.version}"
+def schedule_reminder(store: GameStore, game: Game) -> list[str]:
+    """Set the reminder timer of the person to act in `game`; answer the id of the
+    job it scheduled, if any."""
+    job_id = _set_reminder(store, game.id, game.version, reminder_at(game))
+    return [] if job_id is None else [job_id]
+
+
+def _set_reminder(store: GameStore, game_id: str, version: int, at: datetime | None):
     queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
-    queue.enqueue_at(
-        at, "workers.jobs.reminder", game.id, game.version, job_id=job_id, retry=queues.RETRY
-    )
-    return [job_id]
+    return timers.set_timer(store, queue, REMINDERS, game_id, version, at)
 
 
 def remind(store: GameStore, game_id: str, version: int) -> list[str]:
-    """The reminder job: if `game_id` still waits at `version` for a person and their
-    reminder time has come, notify them; answer the delivery job ids."""
+    """The reminder timer, set at `version`, fired: if `game_id` still waits at that
+    version for a person and their reminder time has come, notify them; answer the
+    delivery job ids. The timer is set again if its time has not come yet."""
     game = store.load(game_id)
     at, player_id = reminder_at(game), player_to_act(game)
-    if game.version != version or at is None or player_id is None or store.clock() < at:
-        return []
-    return notify(store, game, REMINDER, [player_id])
+    job_ids = []
+    if game.version != version or player_id is None:
+        at = None  # moot: what changed the game set the reminder it calls for
+    elif at is not None and store.clock() >= at:
+        job_ids, at = notify(store, game, REMINDER, [player_id]), None
+    _set_reminder(store, game_id, version, at)
+    return job_ids
 
 
 def deliver(store: GameStore, channel: str, notice: Notice, attempt: int = 1) -> Delivery | None:
@@ -192,7 +198,7 @@ def deliver(store: GameStore, channel: str, notice: Notice, attempt: int = 1) ->
     or the player has no address for the channel any more. Raises Undelivered when the
     attempt failed, so that RQ tries again; a blocked destination is logged, not retried.
     """
-    players = _players(store)
+    players = player_store(store)
     player = players.get(notice.player_id)
     if channel not in _channels(player) or _already_delivered(players, notice, channel):
         return None
@@ -317,7 +323,7 @@ def _reason(error: Exception) -> str:
     return str(error) or type(error).__name__
 
 
-def _players(store: GameStore) -> PlayerStore:
+def player_store(store: GameStore) -> PlayerStore:
     return PlayerStore(store.redis, store.prefix, clock=store.clock)
 
 

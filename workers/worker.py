@@ -1,6 +1,6 @@
 """`claim worker`: an RQ worker on the queues `ai`, `deadlines` and `webhooks`, with
-a scheduler, and a sweeper thread that enqueues again AI turns and deadlines whose
-jobs were lost.
+a scheduler, and a sweeper thread that enqueues again AI turns and timers (deadlines,
+reminders) whose jobs were lost.
 
 The worker runs its jobs in its own process (RQ's `SimpleWorker`): our jobs are short
 and share no state but the store's fold cache, so a fork per job would only cost
@@ -20,11 +20,11 @@ from rq.scheduler import RQScheduler
 
 from service.events import connect
 
-from . import deadlines, queues, turns
+from . import deadlines, notifications, queues, timers, turns
 
 log = logging.getLogger(__name__)
 SWEEP_EVERY = 10.0  # seconds between sweeps
-STUCK_AFTER = 30.0  # seconds an AI turn or a due deadline may wait before it is enqueued again
+STUCK_AFTER = 30.0  # seconds an AI turn or a due timer may wait before it is enqueued again
 SCHEDULE_EVERY = 0.1  # seconds between two runs of the scheduler
 
 
@@ -96,7 +96,8 @@ def sweeper(stop: threading.Event, every: float = SWEEP_EVERY, stuck_after: floa
         try:
             if store.redis.set(lock, "1", nx=True, px=max(1, int(every * 900))):
                 turns.sweep(ai, store, stuck_after)
-                deadlines.sweep(due, store, stuck_after)
+                for kind in (deadlines.KIND, notifications.REMINDERS):
+                    timers.sweep(store, due, kind, stuck_after)
         except Exception:  # a sweep that fails is tried again next period
             log.exception("the sweep failed")
 

@@ -62,6 +62,22 @@ class _Parsed(fields.Field):
             raise ValidationError(str(error)) from None
 
 
+class _Cards(fields.Field):
+    """A list of cards stored as a list of their texts: one field, not one per card
+    (a deck is most of what a game's first event holds)."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        return [str(card) for card in value]
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, list) or not all(isinstance(text, str) for text in value):
+            raise ValidationError("not a list of cards")
+        try:
+            return [Card.parse(text) for text in value]
+        except ClaimError as error:
+            raise ValidationError(str(error)) from None
+
+
 class _Hex(fields.Field):
     """Bytes stored as hex."""
 
@@ -116,7 +132,7 @@ class GameCreatedSchema(_Schema):
 
     settings = fields.Nested(SettingsSchema, required=True)
     seats = fields.List(fields.Nested(SeatSpecSchema), required=True)
-    deck = fields.List(_Parsed(Card.parse), required=True)
+    deck = _Cards(required=True)
     salt = _Hex(required=True)
     commitment = fields.String(required=True, validate=SHA256_HEX)
     move_time_limit = fields.Integer(

@@ -134,3 +134,10 @@ def test_encode_refuses_an_event_its_schema_would_not_read_back():
 def test_encode_refuses_what_is_not_an_event():
     with pytest.raises(ValidationError, match="not an event"):
         encode("play GO3")
+
+
+@pytest.mark.parametrize("deck", [["GO1", "XX9"], ["GO1", 7], "GO1"])
+def test_a_deck_that_is_not_a_list_of_cards_is_refused(deck):
+    with pytest.raises(ValidationError) as error:
+        decode("GameCreated", 1, _created_data(deck=deck))
+    assert "deck" in error.value.messages

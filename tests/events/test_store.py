@@ -110,6 +110,17 @@ def test_load_folds_the_game_at_any_version(store):
     assert fresh.load(game.id) == game
 
 
+def test_load_many_folds_each_game_to_its_last_event_from_its_cache_or_the_stream(store):
+    games = [play(store, new_game(store, players=n), moves=5) for n in (2, 3, 4)]
+    fresh = GameStore(store.redis, store.prefix)
+    fresh.load(games[0].id, 3)  # cached, behind
+    assert fresh.load_many([game.id for game in games]) == games
+    moved = play(store, games[1], moves=1)
+    assert fresh.load_many([games[1].id]) == [moved]
+    with pytest.raises(UnknownGame):
+        fresh.load_many([games[0].id, "nosuchgame"])
+
+
 def test_a_version_the_game_has_not_reached_is_unknown(store):
     game = new_game(store)
     for version in (0, 2):

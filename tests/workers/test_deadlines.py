@@ -13,6 +13,7 @@ from service.events import (
     FINISHED,
     HUMAN,
     DecisionMade,
+    GameResigned,
     GameStore,
     SeatJoined,
     SeatSpec,
@@ -20,7 +21,7 @@ from service.events import (
 )
 from service.events.store import utc_now
 from tests.events.factories import FACTIONS, TOKEN_HASH, seats
-from workers import deadlines, queues, turns
+from workers import changes, deadlines, jobs, queues, timers, turns
 
 
 class Clock:
@@ -154,53 +155,158 @@ def test_a_game_not_joined_in_time_is_aborted(store, clock):
     assert store.listing(ABORTED).games[0].game_id == game.id
 
 
-def test_scheduling_puts_the_job_at_the_deadline_and_the_game_in_the_due_set(store):
+def _queue(store):
+    return queues.queue(queues.DEADLINES, store.redis, store.prefix)
+
+
+def _fire(store):
+    return timers.fire_due(store, _queue(store), deadlines.KIND, jobs.FIRES[deadlines.KIND])
+
+
+def _due(store):
+    return dict(store.redis.zrange(deadlines.due_key(store), 0, -1, withscores=True))
+
+
+def test_a_deadline_sets_a_timer_and_the_first_of_its_second_schedules_a_job(store):
     """At the deadline's second, rounded up: RQ rounds a job's time down to the
     second, so a job at the deadline itself could run before it."""
-    game = a_running_game(store)
-    queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
-    job_id = deadlines.schedule(queue, store, game)
-    assert job_id == f"deadline-{game.id}-{game.version}"
+    first, second = a_running_game(store), a_running_game(store)
+    assert math.ceil(first.deadline.timestamp()) == math.ceil(second.deadline.timestamp())
+    queue = _queue(store)
+    job_id = deadlines.schedule(queue, store, first)
+    assert deadlines.schedule(queue, store, second) is None  # the same job fires both
     registry = ScheduledJobRegistry(queue=queue)
-    assert registry.get_scheduled_time(job_id).timestamp() == math.ceil(game.deadline.timestamp())
-    assert store.redis.zscore(deadlines.due_key(store), game.id) == game.deadline.timestamp()
-    queue.fetch_job(job_id).delete()
+    assert registry.get_job_ids() == [job_id]
+    assert registry.get_scheduled_time(job_id).timestamp() == math.ceil(first.deadline.timestamp())
+    assert queue.fetch_job(job_id).args == ("deadlines",)
+    assert _due(store) == {
+        first.id.encode(): first.deadline.timestamp(),
+        second.id.encode(): second.deadline.timestamp(),
+    }
 
 
 def test_a_game_with_no_deadline_leaves_the_due_set(store):
-    game = a_running_game(store, limit=None)
-    store.redis.zadd(deadlines.due_key(store), {game.id: 1})
-    assert (
-        deadlines.schedule(queues.queue(queues.DEADLINES, store.redis, store.prefix), store, game)
-        is None
-    )
-    assert store.redis.zscore(deadlines.due_key(store), game.id) is None
-
-
-def test_the_sweep_schedules_a_deadline_that_a_crashed_job_did_not(store, clock):
     game = a_running_game(store)
-    queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
-    store.redis.zadd(deadlines.due_key(store), {game.id: 1})  # an earlier version's
-    assert deadlines.sweep(queue, store, late_after=30) == []
-    assert store.redis.zscore(deadlines.due_key(store), game.id) == game.deadline.timestamp()
-    assert ScheduledJobRegistry(queue=queue).get_job_ids() == [f"deadline-{game.id}-{game.version}"]
-    queue.delete(delete_jobs=True)
+    deadlines.schedule(_queue(store), store, game)
+    store.append(game.id, [GameResigned(0)], game.version)
+    finished = store.load(game.id)
+    assert deadlines.schedule(_queue(store), store, finished) is None
+    assert _due(store) == {}
 
 
-def test_the_sweep_enqueues_only_deadlines_overdue_for_long(store, clock):
+def test_a_timer_set_from_an_older_version_leaves_the_newer_one(store):
+    """Two changes scheduling out of order: the older one's deadline is not kept."""
+    game = a_running_game(store, kinds=("human", "human"))
+    store.append(game.id, [GameResigned(game.state.to_act)], game.version)  # no deadline
+    queue = _queue(store)
+    deadlines.schedule(queue, store, store.load(game.id))
+    assert deadlines.schedule(queue, store, game) is None
+    assert _due(store) == {}
+
+
+def test_due_deadlines_fire_and_the_others_wait(store, clock):
+    due, later = a_running_game(store, policy="forfeit"), a_running_game(store, limit=3600)
+    queue = _queue(store)
+    for game in (due, later):
+        deadlines.schedule(queue, store, game)
+    clock.advance(60)
+    assert _fire(store) == 1
+    assert store.load(due.id).status == FINISHED
+    assert _due(store) == {later.id.encode(): later.deadline.timestamp()}
+    assert store.version(later.id) == later.version
+
+
+def test_many_due_timers_are_fired_a_chunk_at_a_time_with_a_helper(store, clock, monkeypatch):
+    monkeypatch.setattr(timers, "CHUNK", 2)
+    games = [a_running_game(store, policy="forfeit") for _ in range(5)]
+    queue = _queue(store)
+    for game in games:
+        deadlines.schedule(queue, store, game)
+    clock.advance(60)
+    assert _fire(store) == 5
+    assert all(store.load(game.id).status == FINISHED for game in games)
+    helpers = [job for job in queue.jobs if "-more-" in job.id]
+    assert [job.args for job in helpers] == [("deadlines",)]  # one, from the first chunk
+    assert _fire(store) == 0  # what the helper finds
+
+
+def test_a_failing_timer_keeps_its_lease_and_the_others_fire(store, clock, monkeypatch):
+    broken, fine = a_running_game(store, policy="forfeit"), a_running_game(store, policy="forfeit")
+    queue = _queue(store)
+    for game in (broken, fine):
+        deadlines.schedule(queue, store, game)
+    clock.advance(60)
+
+    def fire(store, game_id, version):
+        if game_id == broken.id:
+            raise RuntimeError("a bug")
+        jobs.FIRES[deadlines.KIND](store, game_id, version)
+
+    assert timers.fire_due(store, queue, deadlines.KIND, fire) == 1
+    assert store.load(fine.id).status == FINISHED
+    assert _due(store) == {broken.id.encode(): clock().timestamp() + timers.LEASE}
+    clock.advance(timers.LEASE)
+    assert _fire(store) == 1  # its lease ran out
+    assert store.load(broken.id).status == FINISHED
+
+
+def test_a_timer_that_fires_early_is_set_again(store, clock):
+    game = a_running_game(store)
+    early = game.deadline - timedelta(seconds=30)
+    timers.set_timer(store, _queue(store), deadlines.KIND, game.id, game.version, early)
+    clock.advance(30)
+    assert _fire(store) == 1
+    assert store.version(game.id) == game.version
+    assert _due(store) == {game.id.encode(): game.deadline.timestamp()}
+
+
+def test_a_timer_whose_change_was_cut_off_schedules_what_the_game_waits_for(store, clock):
+    """The game moved on, but what moved it died before it scheduled the next
+    deadline: the old timer, fired, does it."""
+    game = a_running_game(store, kinds=("human", "human"))
+    deadlines.schedule(_queue(store), store, game)
+    clock.advance(30)
+    store.append(
+        game.id, [DecisionMade(game.state.to_act, legal_decisions(game.state)[0])], game.version
+    )
+    moved = store.load(game.id)
+    clock.advance(30)
+    assert _fire(store) == 1
+    assert store.version(game.id) == moved.version  # no timeout: that deadline moved on
+    assert _due(store) == {game.id.encode(): moved.deadline.timestamp()}
+
+
+def test_the_sweep_enqueues_a_job_for_timers_overdue_for_long_with_none_queued(store, clock):
     overdue, due_soon = a_running_game(store), a_running_game(store, limit=3600)
-    queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
+    queue = _queue(store)
     for game in (overdue, due_soon):
-        store.redis.zadd(deadlines.due_key(store), {game.id: game.deadline.timestamp()})
-    clock.advance(120)
-    assert deadlines.sweep(queue, store, late_after=30) == [overdue.id]
-    assert [job.args for job in queue.jobs] == [(overdue.id, overdue.version)]
-    assert deadlines.sweep(queue, store, late_after=30) == []  # it waits as long again
-    clock.advance(120)
-    assert deadlines.sweep(queue, store, late_after=30) == []  # not lost: behind others
-    assert len(queue) == 1
+        deadlines.schedule(queue, store, game)
+    for job_id in ScheduledJobRegistry(queue=queue).get_job_ids():  # the scheduler lost them
+        queue.fetch_job(job_id).delete()
+    clock.advance(60 + 30)
+    assert timers.sweep(store, queue, deadlines.KIND, late_after=30) is None  # not for long
+    clock.advance(1)
+    job_id = timers.sweep(store, queue, deadlines.KIND, late_after=30)
+    assert queue.get_job_ids() == [job_id]
+    assert timers.sweep(store, queue, deadlines.KIND, late_after=30) is None  # one is queued
     store.redis.lpop(queue.key)  # taken by a worker killed at once: queued, but nowhere
-    clock.advance(120)
-    assert deadlines.sweep(queue, store, late_after=30) == [overdue.id]
-    assert len(queue) == 1
-    queue.delete(delete_jobs=True)
+    assert timers.sweep(store, queue, deadlines.KIND, late_after=30) is not None
+    assert _fire(store) == 1
+    assert store.version(overdue.id) == overdue.version + 2  # timed out; the AI decided
+    assert timers.sweep(store, queue, deadlines.KIND, late_after=30) is None
+
+
+def test_rebuild_writes_the_timers_and_the_ai_turns_again_from_the_streams(store, clock):
+    waiting = a_running_game(store)
+    deadlines.schedule(_queue(store), store, waiting)
+    ai_first = store.create(Settings(2, FACTIONS[2]), seats("random", "human"))
+    store.append(ai_first.id, [SeatJoined(1, "p1", TOKEN_HASH)], 1)
+    before = _due(store)
+    timers.clear(store, deadlines.KIND)
+    store.redis.delete(turns.waiting_key(store))
+    assert changes.rebuild(store, store.game_ids()) == 2
+    assert _due(store) == before
+    assert store.redis.zscore(turns.waiting_key(store), ai_first.id) is not None
+    assert [job.args for job in queues.queue(queues.AI, store.redis, store.prefix).jobs] == [
+        (ai_first.id, 2)
+    ]

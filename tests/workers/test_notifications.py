@@ -7,6 +7,7 @@ import hashlib
 import hmac
 import http.server
 import json
+import math
 import re
 import socket
 import threading
@@ -25,7 +26,7 @@ from tests.api.factories import created
 from tests.api.test_players import bearer, join, register
 from tests.events.factories import FACTIONS, TOKEN_HASH, seats
 from tests.workers.test_deadlines import Clock
-from workers import deadlines, notifications, queues, webhooks
+from workers import deadlines, notifications, queues, timers, webhooks
 from workers.notifications import GAME_OVER, REMATCH, REMINDER, WEBHOOK, YOUR_TURN, Notice
 
 CARD = re.compile(r"\b[A-Z]{2}\d{1,2}\b")
@@ -384,17 +385,20 @@ def test_a_reminder_goes_when_its_share_of_the_move_time_is_left(
     ann, _ = PlayerStore(redis_client, prefix).register("Ann", webhook_url=receiver.url)
     game = a_running_game(store, ann.id)
     job_ids = notifications.schedule(store, game)
-    reminder = f"reminder-{game.id}-{game.version}"
-    assert job_ids[-1] == reminder
+    at = (game.deadline - timedelta(seconds=left)).timestamp()
     due = queues.queue(queues.DEADLINES, redis_client, prefix)
-    assert ScheduledJobRegistry(queue=due).get_scheduled_time(reminder).timestamp() == (
-        pytest.approx((game.deadline - timedelta(seconds=left)).timestamp())
+    assert ScheduledJobRegistry(queue=due).get_scheduled_time(job_ids[-1]).timestamp() == (
+        math.ceil(at)
     )
+    reminders = timers.due_key(store, notifications.REMINDERS)
+    assert redis_client.zscore(reminders, game.id) == at
     clock.advance(3600 - left - 1)
     assert notifications.remind(store, game.id, game.version) == []
+    assert redis_client.zscore(reminders, game.id) == at  # set again: not yet
     clock.advance(1)
     notice = Notice(REMINDER, game.id, game.version, ann.id)
     assert notifications.remind(store, game.id, game.version) == [f"webhook-{notice.delivery_id}"]
+    assert redis_client.zscore(reminders, game.id) is None  # reminded once
     assert notifications.deliver(store, WEBHOOK, notice).outcome == "delivered"
     body = verified(receiver.requests[0], ann.webhook_secret, clock().timestamp())
     assert (body["kind"], body["entry"]["seconds_left"]) == (REMINDER, left)
