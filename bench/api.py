@@ -17,7 +17,8 @@ keep-alive connection:
 
 Moves/s and the latencies count the POSTs only; the reads are shown beside them, and
 `games` counts the games finished. The figure is moves/s over healthz/s at the same
-concurrency (`ratio`).
+concurrency (`ratio`). As a client reads before nearly every move, `loop` gives the
+requests of the play loop (moves and reads) per second over healthz/s too.
 """
 
 from __future__ import annotations
@@ -282,20 +283,21 @@ def main() -> None:
     print(
         f"{'clients':>7} {'healthz/s':>10} {'p50 ms':>7} {'p99 ms':>7}"
         f" {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
-        f" {'reads/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'games':>6}"
+        f" {'reads/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'games':>6} {'loop':>5}"
     )
     for clients, health, moves in rows:
         healthz_rate = len(health.healthz) / args.seconds
         move_rate = len(moves.moves) / args.seconds
+        read_rate = len(moves.reads) / args.seconds
         print(
             f"{clients:>7} {healthz_rate:>10,.0f}"
             f" {percentile(health.healthz, 0.5):>7.1f} {percentile(health.healthz, 0.99):>7.1f}"
             f" {move_rate:>8,.0f}"
             f" {percentile(moves.moves, 0.5):>7.1f} {percentile(moves.moves, 0.99):>7.1f}"
             f" {move_rate / healthz_rate:>6.2f}"
-            f" {len(moves.reads) / args.seconds:>8,.0f}"
+            f" {read_rate:>8,.0f}"
             f" {percentile(moves.reads, 0.5):>7.1f} {percentile(moves.reads, 0.99):>7.1f}"
-            f" {moves.games:>6}"
+            f" {moves.games:>6} {(move_rate + read_rate) / healthz_rate:>5.2f}"
         )
     print("target: moves/s at least half of healthz/s (ratio >= 0.50); p99 of a move < 50 ms at 8")
 

@@ -69,7 +69,8 @@ def schedule(
     next retry.
     """
     if game.acting_ai is None:
-        store.redis.zrem(waiting_key(store), game.id)
+        if game.ai_may_act:  # else it never waited on an AI: a round trip saved a move
+            store.redis.zrem(waiting_key(store), game.id)
         return None
     job_id = f"ai-{game.id}-{game.version}"  # RQ job ids hold no ':'
     since = game.updated_at

@@ -171,8 +171,7 @@ def inbox(args):
     `turn=mine` keeps the games waiting for you."""
     holder = me()
     entries = []
-    for game_id in players().games(holder.id):
-        game = store().load(game_id)
+    for game in store().load_many(players().games(holder.id)):  # one round trip
         seat = next(n for n, seat in enumerate(game.seats) if seat.player == holder.id)
         entry = inbox_entry(store(), game, seat)
         if args.get("status", entry["status"]) == entry["status"] and (

@@ -116,6 +116,14 @@ class Game:
         return OPEN if self.open_seats else RUNNING
 
     @property
+    def ai_may_act(self) -> bool:
+        """Whether an AI ever decides in this game: it has an AI seat, or a person's
+        seat is taken over when their move time runs out."""
+        mode, _ = policy_parts(self.creation.timeout_policy)
+        takeover = mode == TAKEOVER and self.creation.move_time_limit is not None
+        return takeover or any(seat.kind == AI for seat in self.seats)
+
+    @property
     def acting_ai(self) -> int | None:
         """The seat to act if the game runs and an AI decides for it, else None."""
         seat = self.state.to_act

@@ -11,6 +11,7 @@ from service.domain import (
     GameOver,
     IllegalDecision,
     NotYourTurn,
+    Settings,
     apply,
     legal_decisions,
     new_game,
@@ -34,7 +35,7 @@ from service.events import (
     TurnTimedOut,
     fold,
 )
-from tests.events.factories import TOKEN_HASH, a_creation, a_move, records, then
+from tests.events.factories import FACTIONS, TOKEN_HASH, a_creation, a_move, records, seats, then
 
 
 def _fold(*events):
@@ -225,3 +226,21 @@ def test_an_open_game_has_its_join_deadline_and_none_without_limits():
     game = fold("g", records(creation))
     assert game.deadline == game.created_at + timedelta(hours=1)
     assert fold("g", records(a_creation())).deadline is None  # AIs only, no move limit
+
+
+@pytest.mark.parametrize(
+    ("kinds", "policy", "limit", "may"),
+    [
+        (("human", "human"), "takeover:random", 60, True),
+        (("human", "human"), "takeover:random", None, False),  # no move time runs out
+        (("human", "human"), "ai:random", 60, False),  # the deadline job decides
+        (("human", "random"), "forfeit", None, True),
+    ],
+)
+def test_an_ai_may_act_with_an_ai_seat_or_a_takeover_when_time_runs_out(
+    store, kinds, policy, limit, may
+):
+    game = store.create(
+        Settings(2, FACTIONS[2]), seats(*kinds), move_time_limit=limit, timeout_policy=policy
+    )
+    assert game.ai_may_act is may
