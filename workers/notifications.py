@@ -171,7 +171,7 @@ def schedule_reminder(store: GameStore, game: Game) -> list[str]:
     return [] if job_id is None else [job_id]
 
 
-def _set_reminder(store: GameStore, game_id: str, version: int, at: datetime | None):
+def _set_reminder(store: GameStore, game_id: str, version: int, at: datetime | None) -> str | None:
     queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
     return timers.set_timer(store, queue, REMINDERS, game_id, version, at)
 

@@ -133,7 +133,10 @@ def fire_due(
             helped = True
         pairs = zip(claimed[::2], claimed[1::2], strict=True)  # game id, version
         chunk = [(raw.decode(), int(version)) for raw, version in pairs]
-        store.load_many([game_id for game_id, _ in chunk])  # into the store's cache, at once
+        try:
+            store.load_many([game_id for game_id, _ in chunk])  # into the cache, at once
+        except Exception:  # then each is loaded, and fails, on its own
+            log.exception("the %s timers: loading a chunk of games failed", kind)
         for game_id, version in chunk:
             try:
                 fire(store, game_id, version)
@@ -155,8 +158,3 @@ def sweep(store: GameStore, queue: Queue, kind: str, late_after: float) -> str |
         return None  # not lost: behind others in the queue
     log.warning("%s timers overdue with no job in the queue: enqueued one", kind)
     return enqueue(queue, kind, "sweep")
-
-
-def clear(store: GameStore, kind: str) -> None:
-    """Forget every timer of `kind` (before a rebuild)."""
-    store.redis.delete(due_key(store, kind), _key(store, kind, "version"))

@@ -230,6 +230,17 @@ def test_many_due_timers_are_fired_a_chunk_at_a_time_with_a_helper(store, clock,
     assert _fire(store) == 0  # what the helper finds
 
 
+def test_a_timer_of_a_game_that_cannot_be_loaded_does_not_hold_up_the_others(store, clock):
+    game = a_running_game(store, policy="forfeit")
+    queue = _queue(store)
+    deadlines.schedule(queue, store, game)
+    timers.set_timer(store, queue, deadlines.KIND, "nosuchgame", 3, game.deadline)
+    clock.advance(60)
+    assert _fire(store) == 1
+    assert store.load(game.id).status == FINISHED
+    assert store.redis.zscore(deadlines.due_key(store), "nosuchgame") is not None  # leased
+
+
 def test_a_failing_timer_keeps_its_lease_and_the_others_fire(store, clock, monkeypatch):
     broken, fine = a_running_game(store, policy="forfeit"), a_running_game(store, policy="forfeit")
     queue = _queue(store)
@@ -302,7 +313,7 @@ def test_rebuild_writes_the_timers_and_the_ai_turns_again_from_the_streams(store
     ai_first = store.create(Settings(2, FACTIONS[2]), seats("random", "human"))
     store.append(ai_first.id, [SeatJoined(1, "p1", TOKEN_HASH)], 1)
     before = _due(store)
-    timers.clear(store, deadlines.KIND)
+    store.redis.delete(deadlines.due_key(store))
     store.redis.delete(turns.waiting_key(store))
     assert changes.rebuild(store, store.game_ids()) == 2
     assert _due(store) == before
