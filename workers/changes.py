@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from service.events import Game, GameStore, SeatJoined
+from service.events import Game, GameStore, SeatJoined, fold
 
 from . import deadlines, notifications, queues, turns
 
@@ -35,10 +35,11 @@ def rebuild(store: GameStore, game_ids: Iterable[str]) -> int:
     players = notifications.player_store(store)
     count = 0
     for game_id in game_ids:
-        for record in store.read(game_id, known=True):
+        records = store.read(game_id)
+        for record in records:
             if isinstance(record.event, SeatJoined) and record.event.player:
                 players.add_game(record.event.player, game_id, record.at)
-        game = store.load(game_id)
+        game = fold(game_id, records)  # from the records just read: no second read
         store.lobby.project(game)
         turns.schedule(queues.queue(queues.AI, store.redis, store.prefix), store, game)
         deadlines.schedule(queues.queue(queues.DEADLINES, store.redis, store.prefix), store, game)
