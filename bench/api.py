@@ -3,22 +3,25 @@
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/api.py \\
         [--seconds 10] [--clients 1,8,32] [--workers 2] [--threads 8]
 
-Starts `claim serve` on a free port (on `REDIS_URL` if set, else on the embedded Redis
-it starts in a temporary directory), with the rate limit raised so that it is checked
-but never trips. For each number of clients, each client a process of its own with one
-keep-alive connection:
+Starts `claim serve` on a free port, on `REDIS_URL` if set, else on an embedded Redis
+started in a temporary directory, with the rate limit raised so that it is checked but
+never trips. For each number of clients, each client a process of its own with one
+keep-alive connection, three measurements of --seconds each:
 
-- `healthz`: every client asks `GET /healthz` for --seconds;
-- `moves`: every client plays its own 2-player game of human seats: it posts the acting
-  seat's legal move (with `expected_version` and an `Idempotency-Key`); the answer
-  carries the mover's view only, so when the other seat is to act the client reads that
-  seat's view (`GET /games/{id}`, or with `--read legal` the lighter
-  `GET /games/{id}/legal`) for its legal moves. A finished game is replaced.
+- `healthz`: every client asks `GET /healthz`;
+- `moves`: every client plays its own 2-player games of human seats, posting moves
+  only (with `expected_version` and an `Idempotency-Key`). The bench deals each game's
+  deck itself, through the store as the tests do, so that the client knows every
+  decision in advance (random legal ones, from the engine) and reads nothing;
+- `play`: the same games as a client that knows nothing in advance plays them: the
+  answer to a move carries the mover's view only, so when the other seat is to act the
+  client reads that seat's view (`GET /games/{id}`, or with `--read legal` the lighter
+  `GET /games/{id}/legal`) for its legal moves, then posts one.
 
-Moves/s and the latencies count the POSTs only; the reads are shown beside them, and
-`games` counts the games finished. The figure is moves/s over healthz/s at the same
-concurrency (`ratio`). As a client reads before nearly every move, `loop` gives the
-requests of the play loop (moves and reads) per second over healthz/s too.
+A finished game is replaced by a new one (created and joined over the API, untimed).
+Moves/s and their latencies count the POSTs; `ratio` is moves/s over healthz/s at the
+same concurrency, the figure of the issue. For `play`, `loop` gives the requests of
+the play loop (moves and reads) per second over healthz/s.
 """
 
 from __future__ import annotations
@@ -40,13 +43,35 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import orjson
 import redis
-from common import delete_keys
+from common import delete_keys, redis_url
 from tqdm import tqdm
+
+from service.api.auth import digest
+from service.domain import (
+    Settings,
+    apply,
+    legal_decisions,
+    new_game,
+    random_factions,
+    shuffled_deck,
+)
+from service.events import HUMAN, GameStore, SeatSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE_LIMIT = "1000000 per minute"  # checked on every request, never reached
 STARTUP = 60  # seconds `claim serve` may take to answer /healthz
+INVITE = "bench-invite"  # of every seat of a game the bench deals itself
+
+
+@dataclass(frozen=True)
+class Server:
+    """Where `claim serve` listens, and its Redis and key prefix."""
+
+    port: int
+    redis_url: str
+    prefix: str
 
 
 @dataclass
@@ -58,6 +83,12 @@ class Sample:
     healthz: list[float] = field(default_factory=list)
     games: int = 0
 
+    def add(self, other: Sample) -> None:
+        self.moves += other.moves
+        self.reads += other.reads
+        self.healthz += other.healthz
+        self.games += other.games
+
 
 class Client:
     """One keep-alive HTTP connection to the server, JSON in and out."""
@@ -68,7 +99,8 @@ class Client:
     def call(self, method: str, path: str, body=None, headers=None) -> tuple[int, dict, float]:
         """(status, JSON body, seconds taken). A connection the server closed while idle
         (gunicorn keeps one alive for 2 s) is opened again and the request sent again:
-        safe for a move too, as it repeats its Idempotency-Key."""
+        safe for a move too, as it repeats its Idempotency-Key. orjson reads the
+        answers: the clients share the server's CPUs, and a view is 5 kB of JSON."""
         headers = dict(headers or {})
         data = None
         if body is not None:
@@ -86,7 +118,7 @@ class Client:
                 if attempt == 2:
                     raise
         elapsed = time.perf_counter() - start
-        return response.status, json.loads(payload) if payload else {}, elapsed
+        return response.status, orjson.loads(payload) if payload else {}, elapsed
 
 
 def expect(status: int, wanted: int, body: dict) -> None:
@@ -94,29 +126,80 @@ def expect(status: int, wanted: int, body: dict) -> None:
         raise RuntimeError(f"expected {wanted}, got {status}: {body}")
 
 
-def new_game(client: Client) -> tuple[str, dict[int, str], dict]:
+def join_all(client: Client, game_id: str, invites: dict[int, str]) -> tuple[dict, dict]:
+    """Take every seat of the game: the tokens by seat, and the last join's view."""
+    tokens = {}
+    for seat, invite in invites.items():
+        body = {"invite": invite, "name": f"bench {seat}"}
+        status, joined, _ = client.call("POST", f"/games/{game_id}/seats/{seat}", body)
+        expect(status, 201, joined)
+        tokens[seat] = joined["token"]
+    return tokens, joined["view"]
+
+
+def a_game(client: Client) -> tuple[str, dict[int, str], dict]:
     """A running 2-player game of human seats: its id, the tokens, the last join's view."""
     status, game, _ = client.call("POST", "/games", {"players": 2})
     expect(status, 201, game)
-    tokens = {}
-    for invite in game["invites"]:
-        seat = invite["seat"]
-        body = {"invite": invite["invite"], "name": f"bench {seat}"}
-        status, joined, _ = client.call("POST", f"/games/{game['game_id']}/seats/{seat}", body)
-        expect(status, 201, joined)
-        tokens[seat] = joined["token"]
-    return game["game_id"], tokens, joined["view"]
+    invites = {invite["seat"]: invite["invite"] for invite in game["invites"]}
+    tokens, view = join_all(client, game["game_id"], invites)
+    return game["game_id"], tokens, view
 
 
-def play(port: int, start_at: float, seconds: float, seed: int, read: str) -> Sample:
-    """Play games from `start_at` for `seconds`, timing every move and read request."""
-    client, rng, sample = Client(port), random.Random(seed), Sample()
-    game_id, tokens, view = new_game(client)
+def a_scripted_game(client: Client, store: GameStore, rng: random.Random):
+    """A running 2-player game of human seats over a deck the bench dealt, and its
+    decisions to the end: its id, the tokens, the version after the joins and the
+    decisions as (seat, move)."""
+    settings = Settings(2, random_factions(2, rng))
+    deck = shuffled_deck(settings.factions, rng)
+    game = store.create(settings, [SeatSpec(HUMAN, invite_hash=digest(INVITE))] * 2, deck=deck)
+    tokens, view = join_all(client, game.id, {0: INVITE, 1: INVITE})
+    state, script = new_game(settings, deck), []
+    while state.to_act is not None:
+        decision = rng.choice(legal_decisions(state))
+        script.append((state.to_act, str(decision)))
+        state = apply(state, decision)
+    return game.id, tokens, view["version"], script
+
+
+def post_move(client: Client, game_id: str, token: str, move: str, version: int, sample):
+    """Post one move, timed; answer the mover's view."""
+    body = {"move": move, "expected_version": version}
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": uuid.uuid4().hex}
+    status, moved, elapsed = client.call("POST", f"/games/{game_id}/moves", body, headers)
+    expect(status, 201, moved)
+    sample.moves.append(elapsed)
+    return moved["view"]
+
+
+def post_moves(server: Server, start_at: float, seconds: float, seed: int, read: str) -> Sample:
+    """Play scripted games from `start_at` for `seconds`, posting moves only."""
+    client, rng, sample = Client(server.port), random.Random(seed), Sample()
+    store = GameStore(redis.Redis.from_url(server.redis_url), server.prefix)
+    game_id, tokens, version, script = a_scripted_game(client, store, rng)
+    time.sleep(max(0.0, start_at - time.time()))
+    end = start_at + seconds
+    while time.time() < end:
+        if not script:
+            game_id, tokens, version, script = a_scripted_game(client, store, rng)
+            sample.games += 1
+            continue
+        seat, move = script.pop(0)
+        post_move(client, game_id, tokens[seat], move, version, sample)
+        version += 1
+    return sample
+
+
+def play(server: Server, start_at: float, seconds: float, seed: int, read: str) -> Sample:
+    """Play games from `start_at` for `seconds`, reading the view (or `/legal`) of the
+    seat to act when the last answer was the other seat's; every request timed."""
+    client, rng, sample = Client(server.port), random.Random(seed), Sample()
+    game_id, tokens, view = a_game(client)
     time.sleep(max(0.0, start_at - time.time()))
     end = start_at + seconds
     while time.time() < end:
         if view["status"] != "running":
-            game_id, tokens, view = new_game(client)
+            game_id, tokens, view = a_game(client)
             sample.games += 1
             continue
         seat = view["table"]["to_act"]
@@ -125,12 +208,7 @@ def play(port: int, start_at: float, seconds: float, seed: int, read: str) -> Sa
             version, legal = view["version"], view["you"]["legal"]
         else:
             version, legal = read_legal(client, game_id, auth, read, sample)
-        move = {"move": rng.choice(legal), "expected_version": version}
-        headers = {**auth, "Idempotency-Key": uuid.uuid4().hex}
-        status, moved, elapsed = client.call("POST", f"/games/{game_id}/moves", move, headers)
-        expect(status, 201, moved)
-        sample.moves.append(elapsed)
-        view = moved["view"]
+        view = post_move(client, game_id, tokens[seat], rng.choice(legal), version, sample)
     return sample
 
 
@@ -148,10 +226,10 @@ def read_legal(client: Client, game_id: str, auth: dict, read: str, sample: Samp
     return answer["version"], legal
 
 
-def check_health(port: int, start_at: float, seconds: float, seed: int, read: str) -> Sample:
+def check_health(server: Server, start_at: float, seconds: float, seed: int, read: str) -> Sample:
     """Ask GET /healthz from `start_at` for `seconds`, timing every request (`seed` and
-    `read` are play's, unused here)."""
-    client, sample = Client(port), Sample()
+    `read` are the players', unused here)."""
+    client, sample = Client(server.port), Sample()
     time.sleep(max(0.0, start_at - time.time()))
     end = start_at + seconds
     while time.time() < end:
@@ -161,26 +239,25 @@ def check_health(port: int, start_at: float, seconds: float, seed: int, read: st
     return sample
 
 
-def measure(kind, port: int, clients: int, seconds: float, read: str) -> Sample:
-    """Run `clients` processes of `kind` (play or check_health) at once; their samples."""
-    start_at = time.time() + 1 + 0.05 * clients  # time for every client to connect
-    arguments = [(port, start_at, seconds, seed, read) for seed in range(clients)]
+KINDS = {"healthz": check_health, "moves": post_moves, "play": play}
+
+
+def measure(kind: str, server: Server, clients: int, seconds: float, read: str) -> Sample:
+    """Run `clients` processes of `kind` at once; their samples, added up."""
+    start_at = time.time() + 1 + 0.05 * clients  # time for every client to set up
+    arguments = [(server, start_at, seconds, seed, read) for seed in range(clients)]
     context = multiprocessing.get_context("fork")
     with context.Pool(clients) as pool:
-        pending = pool.starmap_async(kind, arguments)
-        name = "moves" if kind is play else "healthz"
+        pending = pool.starmap_async(KINDS[kind], arguments)
         ticks = round(seconds)
-        with tqdm(total=ticks, desc=f"{clients:>3} clients {name}", unit="s", leave=False) as bar:
+        with tqdm(total=ticks, desc=f"{clients:>3} clients {kind}", unit="s", leave=False) as bar:
             while not pending.ready():
                 pending.wait(0.2)
                 bar.update(min(ticks, max(0, int(time.time() - start_at))) - bar.n)
         samples = pending.get()
     total = Sample()
     for sample in samples:
-        total.moves += sample.moves
-        total.reads += sample.reads
-        total.healthz += sample.healthz
-        total.games += sample.games
+        total.add(sample)
     return total
 
 
@@ -201,10 +278,10 @@ def free_port() -> int:
 @contextmanager
 def serving(workers: int, threads: int):
     """`claim serve` in a subprocess on a free port, stopped (and its keys deleted) after."""
-    with tempfile.TemporaryDirectory(prefix="claim-bench-") as scratch:
+    with redis_url() as url, tempfile.TemporaryDirectory(prefix="claim-bench-") as scratch:
         prefix = f"bench-{uuid.uuid4().hex[:12]}"
-        env = {**os.environ, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": RATE_LIMIT}
-        env["CLAIM_DATA_DIR"] = str(Path(scratch) / "data")  # used without REDIS_URL
+        env = {**os.environ, "REDIS_URL": url}
+        env.update(CLAIM_PREFIX=prefix, CLAIM_RATE_LIMIT=RATE_LIMIT)
         port = free_port()
         command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
         command += ["--workers", str(workers), "--threads", str(threads)]
@@ -220,12 +297,11 @@ def serving(workers: int, threads: int):
             )
         try:
             wait_for_health(port, process, log)
-            yield port
+            yield Server(port, url, prefix)
         finally:
             stop(process)
-            if os.environ.get("REDIS_URL"):
-                with redis.Redis.from_url(os.environ["REDIS_URL"]) as client:
-                    delete_keys(client, prefix)
+            with redis.Redis.from_url(url) as client:
+                delete_keys(client, prefix)
 
 
 def wait_for_health(port: int, process: subprocess.Popen, log: Path) -> None:
@@ -269,36 +345,40 @@ def main() -> None:
     counts = [int(count) for count in args.clients.split(",")]
     redis_at = os.environ.get("REDIS_URL") or "embedded"
     rows = []
-    with serving(args.workers, args.threads) as port:
+    with serving(args.workers, args.threads) as server:
         for clients in counts:
-            health = measure(check_health, port, clients, args.seconds, args.read)
-            moves = measure(play, port, clients, args.seconds, args.read)
-            rows.append((clients, health, moves))
+            samples = {
+                kind: measure(kind, server, clients, args.seconds, args.read) for kind in KINDS
+            }
+            rows.append((clients, samples))
 
     print(
         f"claim serve --workers {args.workers} --threads {args.threads}, Redis {redis_at},"
-        f" reads: {args.read}, {args.seconds:g} s per measurement,"
+        f" play reads: {args.read}, {args.seconds:g} s per measurement,"
         f" {os.cpu_count()} CPUs (clients included)"
     )
     print(
-        f"{'clients':>7} {'healthz/s':>10} {'p50 ms':>7} {'p99 ms':>7}"
-        f" {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
+        f"{'clients':>7} {'kind':<8} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'ratio':>6}"
         f" {'reads/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'games':>6} {'loop':>5}"
     )
-    for clients, health, moves in rows:
-        healthz_rate = len(health.healthz) / args.seconds
-        move_rate = len(moves.moves) / args.seconds
-        read_rate = len(moves.reads) / args.seconds
-        print(
-            f"{clients:>7} {healthz_rate:>10,.0f}"
-            f" {percentile(health.healthz, 0.5):>7.1f} {percentile(health.healthz, 0.99):>7.1f}"
-            f" {move_rate:>8,.0f}"
-            f" {percentile(moves.moves, 0.5):>7.1f} {percentile(moves.moves, 0.99):>7.1f}"
-            f" {move_rate / healthz_rate:>6.2f}"
-            f" {read_rate:>8,.0f}"
-            f" {percentile(moves.reads, 0.5):>7.1f} {percentile(moves.reads, 0.99):>7.1f}"
-            f" {moves.games:>6} {(move_rate + read_rate) / healthz_rate:>5.2f}"
-        )
+    for clients, samples in rows:
+        healthz_rate = len(samples["healthz"].healthz) / args.seconds
+        for kind, sample in samples.items():
+            timed = sample.healthz if kind == "healthz" else sample.moves
+            rate = len(timed) / args.seconds
+            line = f"{clients:>7} {kind:<8} {rate:>7,.0f}"
+            line += f" {percentile(timed, 0.5):>7.1f} {percentile(timed, 0.99):>7.1f}"
+            if kind != "healthz":
+                line += f" {rate / healthz_rate:>6.2f}"
+            if kind == "play":
+                reads = len(sample.reads) / args.seconds
+                line += f" {reads:>8,.0f}"
+                line += f" {percentile(sample.reads, 0.5):>7.1f}"
+                line += f" {percentile(sample.reads, 0.99):>7.1f}"
+                line += f" {sample.games:>6} {(rate + reads) / healthz_rate:>5.2f}"
+            elif kind == "moves":
+                line += f" {'':>8} {'':>7} {'':>7} {sample.games:>6}"
+            print(line)
     print("target: moves/s at least half of healthz/s (ratio >= 0.50); p99 of a move < 50 ms at 8")
 
 

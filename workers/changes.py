@@ -10,11 +10,13 @@ from service.events import Game, GameStore, SeatJoined, fold
 from . import deadlines, notifications, queues, turns
 
 
-def after_change(store: GameStore, game: Game) -> None:
+def after_change(store: GameStore, game: Game, timer_fired: bool = False) -> None:
     """Schedule the AI turn, the deadline and the notifications that `game`, as it is
-    now, calls for."""
+    now, calls for. `timer_fired`: the game's deadline timer fired, and is to be set
+    anew whatever the game (`deadlines.schedule`)."""
     turns.schedule(queues.queue(queues.AI, store.redis, store.prefix), store, game)
-    deadlines.schedule(queues.queue(queues.DEADLINES, store.redis, store.prefix), store, game)
+    queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
+    deadlines.schedule(queue, store, game, reset=timer_fired)
     notifications.schedule(store, game)
 
 
@@ -42,7 +44,8 @@ def rebuild(store: GameStore, game_ids: Iterable[str]) -> int:
         game = fold(game_id, records)  # from the records just read: no second read
         store.lobby.project(game)
         turns.schedule(queues.queue(queues.AI, store.redis, store.prefix), store, game)
-        deadlines.schedule(queues.queue(queues.DEADLINES, store.redis, store.prefix), store, game)
+        queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
+        deadlines.schedule(queue, store, game, reset=True)
         if notifications.player_to_act(game):
             notifications.schedule_reminder(store, game)
         count += 1

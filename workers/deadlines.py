@@ -60,7 +60,14 @@ def expire(store: GameStore, game_id: str, version: int) -> int | None:
         return None  # the seat moved just in time
 
 
-def schedule(queue: Queue, store: GameStore, game: Game) -> str | None:
+def schedule(queue: Queue, store: GameStore, game: Game, reset: bool = False) -> str | None:
     """Set the game's deadline timer (or clear it, if it has no deadline); answer the
-    id of the job it scheduled, if any."""
+    id of the job it scheduled, if any.
+
+    A game without a move time limit has no timer once a decision is made, as the
+    change that started it cleared its join timer: its moves spend no round trip on
+    clearing it again. `reset`: the timer may hold anything (it has just fired, or the
+    projections are written again), so it is set from the game whatever the game."""
+    if not reset and game.decisions and game.creation.move_time_limit is None:
+        return None
     return timers.set_timer(store, queue, KIND, game.id, game.version, game.deadline)

@@ -48,10 +48,10 @@ def _deadline(store: GameStore, game_id: str, version: int) -> None:
     expired = deadlines.expire(store, game_id, version)
     game = store.load(game_id, expired)  # at the version it appended: no round trip
     if game.version != version:
-        after_change(store, game)
+        after_change(store, game, timer_fired=True)
     else:  # not due yet: an early or a stale timer
         queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
-        deadlines.schedule(queue, store, game)
+        deadlines.schedule(queue, store, game, reset=True)
 
 
 def _schedule_next(store: GameStore, game_id: str, version: int) -> None:

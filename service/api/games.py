@@ -295,7 +295,7 @@ def move(args, headers, game_id):
     """Play or take: `{"move": "play GO3", "expected_version": 17}`.
 
     A repeated `Idempotency-Key` answers the first answer and changes nothing."""
-    game = store().load(game_id)
+    game = store().load_seated(game_id)  # the append checks the expected version
     seat = callers_seat(game)
     try:
         decision = Decision.parse(args["move"])

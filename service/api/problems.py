@@ -115,6 +115,11 @@ class Blueprint(flask_smorest.Blueprint):
 
     ARGUMENTS_PARSER = _Parser()
 
+    def arguments(self, schema, *args, **kwargs):
+        """flask-smorest's, with one instance of a schema class for all requests:
+        webargs would make one per request, 80 µs of a move's two parses of 200 µs."""
+        return super().arguments(schema() if isinstance(schema, type) else schema, *args, **kwargs)
+
 
 class ProblemSchema(Schema):
     """An RFC 9457 problem; some kinds add members (`errors`, `current_version`)."""

@@ -312,6 +312,19 @@ class GameStore:
         self._remember(game)
         return game
 
+    def load_seated(self, game_id: str) -> Game:
+        """The game at a version whose seats are all taken: the one this process folded
+        last if it was (no round trip; its state may be behind), else the last one.
+
+        Once every seat is taken, the seats' tokens and players never change, so this
+        is enough to tell whose a request is; a move appends at the version its client
+        names, and the append checks that version."""
+        with self._lock:
+            cached = self._cache.get(game_id)
+        if cached is not None and not cached.open_seats:
+            return cached
+        return self.load(game_id)
+
     def load_many(self, game_ids: Sequence[str]) -> list[Game]:
         """The games, each folded to its last event, their new events read in one
         round trip."""

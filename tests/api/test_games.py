@@ -6,10 +6,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
+from service.api import create_app
 from service.api.auth import digest
 from service.domain import Settings, apply, legal_decisions, new_game, result
 from service.events import TurnTimedOut
-from tests.api.factories import a_deck, a_table, a_table_with_deck, created
+from tests.api.factories import Table, a_deck, a_table, a_table_with_deck, created
 from tests.events.factories import FACTIONS
 
 PROBLEM = "application/problem+json"
@@ -353,6 +354,25 @@ def test_a_stale_version_is_a_conflict_carrying_the_current_version(client, stor
     body = problem(table.post_move(seat, move, 3), "stale-version", 409)
     assert body["current_version"] == 4
     assert store.version(table.game_id) == 4
+
+
+def test_moves_through_two_api_processes_behind_each_other_land_in_turn(client, app):
+    """Each process moves from the game as it last saw it: a move at the version the
+    other process reached is made, and one at a version it moved past is stale."""
+    other = create_app({**app.config, "REDIS": app.extensions["claim"].store.redis})
+    table = a_table(client)
+    tables = [table, Table(other.test_client(), table.game_id, table.tokens)]
+    for mover in tables:
+        mover.view(0)  # each has seen the game at its start
+    for version in (3, 4, 5):
+        seat = tables[1].view()["table"]["to_act"]  # the first one does not look
+        move = tables[1].view(seat)["you"]["legal"][0]
+        response = tables[version % 2].post_move(seat, move, version)
+        assert response.status_code == 201, response.json
+        assert response.json["version"] == version + 1
+    # The first process last saw version 5, which the second moved past:
+    body = problem(table.post_move(seat, move, 5, key="again"), "stale-version", 409)
+    assert body["current_version"] == 6
 
 
 def test_a_move_out_of_turn_is_refused(client):

@@ -194,6 +194,37 @@ def test_a_game_with_no_deadline_leaves_the_due_set(store):
     assert _due(store) == {}
 
 
+def _started_without_move_time(store):
+    """A 2-player game of people with no move time limit, its join timer set while it
+    was open, and its first move made; answer the game at its start and after."""
+    game = store.create(Settings(2, FACTIONS[2]), seats("human", "human"))
+    deadlines.schedule(_queue(store), store, game)  # the join deadline
+    store.append(game.id, [SeatJoined(n, f"p{n}", TOKEN_HASH) for n in (0, 1)], 1)
+    started = store.load(game.id)
+    store.append(game.id, [DecisionMade(0, legal_decisions(started.state)[0])], started.version)
+    return started, store.load(game.id)
+
+
+def test_the_start_clears_the_join_timer_and_later_moves_leave_the_timer_alone(store):
+    started, moved = _started_without_move_time(store)
+    versions = timers._key(store, deadlines.KIND, "version")
+    assert deadlines.schedule(_queue(store), store, started) is None
+    assert _due(store) == {}
+    assert deadlines.schedule(_queue(store), store, moved) is None
+    assert int(store.redis.hget(versions, moved.id)) == started.version  # not even looked at
+
+
+def test_a_join_timer_left_by_a_lost_start_clears_itself_when_it_fires(store, clock):
+    """The start's scheduling was cut off, and later moves do not clear a timer of a
+    game without move time: the join timer fires, finds the game moved on, and goes."""
+    _, moved = _started_without_move_time(store)
+    assert deadlines.schedule(_queue(store), store, moved) is None
+    clock.advance(7 * 24 * 3600)
+    assert _fire(store) == 1
+    assert store.version(moved.id) == moved.version  # not aborted: it had started
+    assert _due(store) == {}
+
+
 def test_a_timer_set_from_an_older_version_leaves_the_newer_one(store):
     """Two changes scheduling out of order: the older one's deadline is not kept."""
     game = a_running_game(store, kinds=("human", "human"))
