@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 import redis
 import yaml
 from flask import Flask
-from flask_limiter import Limiter
-from flask_limiter.util import get_remote_address
 from flask_smorest import Api
 
 from service.events import Game, GameStore, connect
@@ -26,6 +24,7 @@ from service.events.players import PlayerStore
 from workers.changes import after_change, rematch_offered
 
 from . import games, health, history, players, problems
+from .ratelimit import limit_requests
 
 log = logging.getLogger(__name__)
 DEFAULT_RATE_LIMIT = "1200 per minute"
@@ -96,7 +95,6 @@ def create_app(config: dict | None = None) -> Flask:
         MAX_CONTENT_LENGTH=MAX_BODY,
         CLAIM_PREFIX=os.environ.get("CLAIM_PREFIX", "claim"),
         CLAIM_RATE_LIMIT=os.environ.get("CLAIM_RATE_LIMIT", DEFAULT_RATE_LIMIT),
-        RATELIMIT_HEADERS_ENABLED=True,
         API_SPEC_OPTIONS={
             "info": {
                 "description": "Play Claim and Claim 2: create, join, move, watch, replay, audit.",
@@ -118,25 +116,9 @@ def create_app(config: dict | None = None) -> Flask:
         api.register_blueprint(blueprint)
     claim.openapi_yaml = openapi_yaml(api)
 
-    limits = app.config["CLAIM_RATE_LIMIT"]
-    Limiter(
-        _client_key,
-        app=app,
-        application_limits=[limits] if limits else [],
-        storage_uri="redis://",
-        storage_options={
-            "connection_pool": client.connection_pool,
-            "key_prefix": f"{prefix}:limits",
-        },
-        enabled=bool(limits),
-    )
+    if app.config["CLAIM_RATE_LIMIT"]:
+        limit_requests(app, client, f"{prefix}:limits", app.config["CLAIM_RATE_LIMIT"])
     return app
-
-
-def _client_key() -> str:
-    """Rate limits count per address: a token is not checked before the limit is, so
-    counting per token would let made-up tokens escape it."""
-    return f"address:{get_remote_address()}"
 
 
 def openapi_yaml(api: Api) -> str:

@@ -1,6 +1,7 @@
 """Every error is RFC 9457 problem+json with a stable type; none is a 500 for bad input."""
 
 import logging
+import time
 
 import pytest
 import redis
@@ -51,6 +52,32 @@ def test_too_many_requests_from_one_client_are_rate_limited(redis_client, prefix
     assert len(list(redis_client.scan_iter(match=f"{prefix}:limits*"))) == 1
 
 
+def test_every_answer_tells_the_rate_limit_what_is_left_and_when_the_window_ends(
+    redis_client, prefix
+):
+    app = create_app(
+        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "2 per minute"}
+    )
+    client = app.test_client()
+    before = time.time()
+    answers = [client.get("/healthz"), client.get("/nowhere"), client.get("/healthz")]
+    assert [a.headers["X-RateLimit-Limit"] for a in answers] == ["2", "2", "2"]
+    assert [a.headers["X-RateLimit-Remaining"] for a in answers] == ["1", "0", "0"]
+    resets = [int(a.headers["X-RateLimit-Reset"]) for a in answers]
+    assert max(resets) - min(resets) <= 1  # one window (its end rounded up to the second)
+    assert before + 59 <= min(resets) <= max(resets) <= time.time() + 61
+    assert "Retry-After" not in answers[1].headers
+    assert 1 <= int(answers[2].headers["Retry-After"]) <= 60
+    assert "2 per 1 minute" in problem(answers[2], "rate-limited", 429)["detail"]
+
+
+def test_a_rate_limit_that_cannot_be_read_stops_the_app_from_starting(redis_client, prefix):
+    with pytest.raises(ValueError, match="per fortnight"):
+        create_app(
+            {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "3 per fortnight"}
+        )
+
+
 def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
     app = create_app(
         {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "3/minute"}
@@ -63,10 +90,11 @@ def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
     assert statuses == [200, 200, 200, 429]
 
 
-def test_redis_unreachable_is_a_503_problem(prefix):
+@pytest.mark.parametrize("rate_limit", ["", "100 per minute"])
+def test_redis_unreachable_is_a_503_problem(prefix, rate_limit):
     down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
     client = create_app(
-        {"REDIS": down, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": ""}
+        {"REDIS": down, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": rate_limit}
     ).test_client()
     problem(client.get("/healthz"), "store-unavailable", 503)
     problem(client.get("/games/0123456789abcdef"), "store-unavailable", 503)
