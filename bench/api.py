@@ -45,18 +45,11 @@ from pathlib import Path
 
 import orjson
 import redis
-from common import delete_keys, redis_url
+from common import delete_keys, random_game, redis_url
 from tqdm import tqdm
 
 from service.api.auth import digest
-from service.domain import (
-    Settings,
-    apply,
-    legal_decisions,
-    new_game,
-    random_factions,
-    shuffled_deck,
-)
+from service.domain import Settings, random_factions
 from service.events import HUMAN, GameStore, SeatSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,15 +144,10 @@ def a_scripted_game(client: Client, store: GameStore, rng: random.Random):
     decisions to the end: its id, the tokens, the version after the joins and the
     decisions as (seat, move)."""
     settings = Settings(2, random_factions(2, rng))
-    deck = shuffled_deck(settings.factions, rng)
+    deck, decisions = random_game(settings, rng)
     game = store.create(settings, [SeatSpec(HUMAN, invite_hash=digest(INVITE))] * 2, deck=deck)
     tokens, view = join_all(client, game.id, {0: INVITE, 1: INVITE})
-    state, script = new_game(settings, deck), []
-    while state.to_act is not None:
-        decision = rng.choice(legal_decisions(state))
-        script.append((state.to_act, str(decision)))
-        state = apply(state, decision)
-    return game.id, tokens, view["version"], script
+    return game.id, tokens, view["version"], [(made.seat, str(made.decision)) for made in decisions]
 
 
 def post_move(client: Client, game_id: str, token: str, move: str, version: int, sample):

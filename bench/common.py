@@ -1,15 +1,19 @@
-"""What the benchmarks share: a Redis to measure on, and finding worker processes."""
+"""What the benchmarks share: a Redis to measure on, random deals played to their end,
+and finding worker processes."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import random
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 import redis
 
+from service.domain import Settings, apply, legal_decisions, new_game, shuffled_deck
+from service.events import DecisionMade
 from service.events.connection import embedded
 
 
@@ -25,6 +29,17 @@ def redis_url():
             yield f"unix://{server.socket_file}"
         finally:
             server.shutdown()
+
+
+def random_game(settings: Settings, rng: random.Random) -> tuple[tuple, list[DecisionMade]]:
+    """A random deal played to its end in memory: the deck and every decision."""
+    deck = shuffled_deck(settings.factions, rng)
+    state, decisions = new_game(settings, deck), []
+    while state.to_act is not None:
+        decision = rng.choice(legal_decisions(state))
+        decisions.append(DecisionMade(state.to_act, decision))
+        state = apply(state, decision)
+    return deck, decisions
 
 
 def descendants(pid: int) -> list[int]:

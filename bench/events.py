@@ -36,34 +36,19 @@ from datetime import UTC, datetime
 from queue import Empty
 
 import redis
-from common import delete_keys, redis_url
+from common import delete_keys, random_game, redis_url
 from tqdm import tqdm
 
 from service.domain import (
     Settings,
-    apply,
-    legal_decisions,
-    new_game,
     random_factions,
-    shuffled_deck,
 )
-from service.events import AI, DecisionMade, GameStore, SeatSpec, fold
+from service.events import AI, GameStore, SeatSpec, fold
 from service.events.codec import encode
 
 PLAYERS = (2, 3, 4)
 KINDS = ("append", "XADD")
 PROGRESS_EVERY = 50  # operations between two updates of the shared progress counter
-
-
-def random_game(settings: Settings, rng: random.Random) -> tuple[tuple, list[DecisionMade]]:
-    """A random deal played to its end in memory: the deck and every decision."""
-    deck = shuffled_deck(settings.factions, rng)
-    state, decisions = new_game(settings, deck), []
-    while state.to_act is not None:
-        decision = rng.choice(legal_decisions(state))
-        decisions.append(DecisionMade(state.to_act, decision))
-        state = apply(state, decision)
-    return deck, decisions
 
 
 def ai_seats(players: int) -> list[SeatSpec]:
