@@ -3,8 +3,8 @@
 One Lua call counts the request and answers the count and the time left in the
 window, so the limit costs each request one round trip, `X-RateLimit-*` headers
 included. Flask-Limiter needed three (the hit, then `GET` and `TTL` for the headers):
-two of every four round trips of a move and of `/healthz`, half of the throughput of
-both in bench/api.py.
+without those two, bench/api.py went from 578 to 865 `/healthz` and from 290 to 525
+moves a second at 8 clients.
 
 Limits are written as `limits` parses them: `1200 per minute`, `3/second`.
 """

@@ -11,7 +11,7 @@ from service.api.auth import digest
 from service.domain import Settings, apply, legal_decisions, new_game, result
 from service.events import TurnTimedOut
 from tests.api.factories import Table, a_deck, a_table, a_table_with_deck, created
-from tests.events.factories import FACTIONS
+from tests.events.factories import FACTIONS, RoundTrips
 
 PROBLEM = "application/problem+json"
 
@@ -373,6 +373,21 @@ def test_moves_through_two_api_processes_behind_each_other_land_in_turn(client, 
     # The first process last saw version 5, which the second moved past:
     body = problem(table.post_move(seat, move, 5, key="again"), "stale-version", 409)
     assert body["current_version"] == 6
+
+
+def test_a_move_costs_two_round_trips_to_redis_the_rate_limit_and_the_append(
+    redis_client, prefix, monkeypatch
+):
+    """The seats of a game this process has seen need no reading again, and the
+    append checks the version: nothing else is asked of Redis (what the hooks ask:
+    tests/workers/test_changes.py)."""
+    limited = {"CLAIM_RATE_LIMIT": "100 per minute", "JOBS": False}
+    client = create_app({"REDIS": redis_client, "CLAIM_PREFIX": prefix, **limited}).test_client()
+    table = a_table(client)
+    move = table.view(0)["you"]["legal"][0]
+    round_trips = RoundTrips(redis_client, monkeypatch)
+    assert table.post_move(0, move, 3).status_code == 201
+    assert round_trips.count == 2
 
 
 def test_a_move_out_of_turn_is_refused(client):

@@ -79,3 +79,29 @@ def play(store: GameStore, game, moves: int | None = None, rng=None):
         game = store.load(game.id)
         moves = None if moves is None else moves - 1
     return game
+
+
+class RoundTrips:
+    """Counts the round trips a Redis client makes (a command, or a pipeline sent)."""
+
+    def __init__(self, client, monkeypatch):
+        self.count = 0
+        execute, pipeline = client.execute_command, client.pipeline
+
+        def counted(*args, **kwargs):
+            self.count += 1
+            return execute(*args, **kwargs)
+
+        def counted_pipeline(*args, **kwargs):
+            pipe = pipeline(*args, **kwargs)
+            send = pipe.execute
+
+            def execute_pipeline(*a, **k):
+                self.count += 1
+                return send(*a, **k)
+
+            pipe.execute = execute_pipeline
+            return pipe
+
+        monkeypatch.setattr(client, "execute_command", counted)
+        monkeypatch.setattr(client, "pipeline", counted_pipeline)
