@@ -71,11 +71,12 @@ def test_every_answer_tells_the_rate_limit_what_is_left_and_when_the_window_ends
     assert "2 per 1 minute" in problem(answers[2], "rate-limited", 429)["detail"]
 
 
-def test_a_rate_limit_that_cannot_be_read_stops_the_app_from_starting(redis_client, prefix):
-    with pytest.raises(ValueError, match="per fortnight"):
-        create_app(
-            {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "3 per fortnight"}
-        )
+@pytest.mark.parametrize("limit", ["3 per fortnight", "3/second;100/minute"])
+def test_a_rate_limit_that_cannot_be_read_stops_the_app_from_starting(redis_client, prefix, limit):
+    with pytest.raises(
+        ValueError, match=f"one rate limit such as '1200 per minute', not '{limit}'"
+    ):
+        create_app({"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": limit})
 
 
 def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
