@@ -1,12 +1,14 @@
 """API speed: `POST /games/{id}/moves` beside `GET /healthz`, on a real `claim serve`.
 
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/api.py \\
-        [--seconds 10] [--clients 1,8,32] [--workers 2] [--threads 8]
+        [--seconds 10] [--slices 3] [--clients 1,8,32] [--workers 2] [--threads 8]
 
 Starts `claim serve` on a free port, on `REDIS_URL` if set, else on an embedded Redis
 started in a temporary directory, with the rate limit raised so that it is checked but
 never trips. For each number of clients, each client a process of its own with one
-keep-alive connection, three measurements of --seconds each:
+keep-alive connection, three measurements of --seconds each, taken in turns of
+--seconds/--slices so that a machine whose speed drifts during the run (a shared one)
+slows all three alike:
 
 - `healthz`: every client asks `GET /healthz`;
 - `moves`: every client plays its own 2-player games of human seats, posting moves
@@ -230,15 +232,20 @@ def check_health(server: Server, start_at: float, seconds: float, seed: int, rea
 KINDS = {"healthz": check_health, "moves": post_moves, "play": play}
 
 
-def measure(kind: str, server: Server, clients: int, seconds: float, read: str) -> Sample:
-    """Run `clients` processes of `kind` at once; their samples, added up."""
+def measure(
+    kind: str, server: Server, clients: int, seconds: float, read: str, turn: int = 0
+) -> Sample:
+    """Run `clients` processes of `kind` at once; their samples, added up. `turn`: the
+    how-manieth measurement of this kind, for the seeds and the progress bar."""
     start_at = time.time() + 1 + 0.05 * clients  # time for every client to set up
-    arguments = [(server, start_at, seconds, seed, read) for seed in range(clients)]
+    seeds = range(turn * clients, (turn + 1) * clients)
+    arguments = [(server, start_at, seconds, seed, read) for seed in seeds]
     context = multiprocessing.get_context("fork")
     with context.Pool(clients) as pool:
         pending = pool.starmap_async(KINDS[kind], arguments)
         ticks = round(seconds)
-        with tqdm(total=ticks, desc=f"{clients:>3} clients {kind}", unit="s", leave=False) as bar:
+        desc = f"{clients:>3} clients {kind} {turn + 1}"
+        with tqdm(total=ticks, desc=desc, unit="s", leave=False) as bar:
             while not pending.ready():
                 pending.wait(0.2)
                 bar.update(min(ticks, max(0, int(time.time() - start_at))) - bar.n)
@@ -320,6 +327,7 @@ def stop(process: subprocess.Popen) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10, help="per measurement")
+    parser.add_argument("--slices", type=int, default=3, help="turns a measurement is taken in")
     parser.add_argument("--clients", default="1,8,32", help="comma-separated client counts")
     parser.add_argument("--workers", type=int, default=2, help="claim serve --workers")
     parser.add_argument("--threads", type=int, default=8, help="claim serve --threads")
@@ -335,14 +343,16 @@ def main() -> None:
     rows = []
     with serving(args.workers, args.threads) as server:
         for clients in counts:
-            samples = {
-                kind: measure(kind, server, clients, args.seconds, args.read) for kind in KINDS
-            }
+            samples = {kind: Sample() for kind in KINDS}
+            for turn in range(args.slices):
+                for kind, sample in samples.items():
+                    seconds = args.seconds / args.slices
+                    sample.add(measure(kind, server, clients, seconds, args.read, turn))
             rows.append((clients, samples))
 
     print(
         f"claim serve --workers {args.workers} --threads {args.threads}, Redis {redis_at},"
-        f" play reads: {args.read}, {args.seconds:g} s per measurement,"
+        f" play reads: {args.read}, {args.seconds:g} s per measurement in {args.slices} turns,"
         f" {os.cpu_count()} CPUs (clients included)"
     )
     print(
