@@ -14,10 +14,14 @@ def after_change(store: GameStore, game: Game, timer_fired: bool = False) -> Non
     """Schedule the AI turn, the deadline and the notifications that `game`, as it is
     now, calls for. `timer_fired`: the game's deadline timer fired, and is to be set
     anew whatever the game (`deadlines.schedule`)."""
+    _schedule_turn_and_deadline(store, game, reset_timer=timer_fired)
+    notifications.schedule(store, game)
+
+
+def _schedule_turn_and_deadline(store: GameStore, game: Game, reset_timer: bool) -> None:
     turns.schedule(queues.queue(queues.AI, store.redis, store.prefix), store, game)
     queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
-    deadlines.schedule(queue, store, game, reset=timer_fired)
-    notifications.schedule(store, game)
+    deadlines.schedule(queue, store, game, reset=reset_timer)
 
 
 def rematch_offered(store: GameStore, old: Game, new: Game, by: int) -> None:
@@ -43,9 +47,7 @@ def rebuild(store: GameStore, game_ids: Iterable[str]) -> int:
                 players.add_game(record.event.player, game_id, record.at)
         game = fold(game_id, records)  # from the records just read: no second read
         store.lobby.project(game)
-        turns.schedule(queues.queue(queues.AI, store.redis, store.prefix), store, game)
-        queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
-        deadlines.schedule(queue, store, game, reset=True)
+        _schedule_turn_and_deadline(store, game, reset_timer=True)
         if notifications.player_to_act(game):
             notifications.schedule_reminder(store, game)
         count += 1
