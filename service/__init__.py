@@ -1,2 +1,2 @@
 """The Claim game service. Layers, lowest first: `domain` (pure rules), `events`,
-`api`; see ../shared/DESIGN.md."""
+`api`; see docs/RULES.md for the rules."""

@@ -1,5 +1,5 @@
 """Checking the engine against games in the conformance format
-(../shared/conformance/README.md): one JSON object per line."""
+(tests/conformance/README.md): one JSON object per line."""
 
 from __future__ import annotations
 

@@ -1,21 +1,19 @@
-"""The games of ../shared/conformance/games.jsonl (or `CLAIM_CONFORMANCE`), loaded once."""
+"""The conformance games (tests/conformance/games.jsonl, and the games of the file that
+`CLAIM_CONFORMANCE` names, if set), loaded once."""
 
 import json
 import os
 from pathlib import Path
 
-CONFORMANCE = Path(
-    os.environ.get(
-        "CLAIM_CONFORMANCE",
-        Path(__file__).resolve().parents[2] / "shared" / "conformance" / "games.jsonl",
-    )
-)
+CONFORMANCE = Path(__file__).resolve().parent / "conformance" / "games.jsonl"
 
 
-def _games() -> list[dict]:
+def _games(path: Path) -> list[dict]:
     # A missing file fails the run at collection: it must never pass silently.
-    with CONFORMANCE.open(encoding="utf-8") as lines:
+    with path.open(encoding="utf-8") as lines:
         return [json.loads(line) for line in lines if line.strip()]
 
 
-GAMES = _games()
+GAMES = _games(CONFORMANCE)
+if os.environ.get("CLAIM_CONFORMANCE"):  # a test-suite setting, not the service's
+    GAMES += _games(Path(os.environ["CLAIM_CONFORMANCE"]))

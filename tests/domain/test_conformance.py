@@ -1,4 +1,4 @@
-"""All games of ../shared/conformance/games.jsonl, step by step (RULES.md, all sections)."""
+"""All conformance games (tests/conformance/games.jsonl), step by step (RULES.md, all sections)."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""All games of ../shared/conformance/games.jsonl replayed as events through the Redis
+"""All conformance games (tests/conformance/games.jsonl) replayed as events through the Redis
 store and folded back by a fresh store: the fold scores them as the file says."""
 
 import pytest
