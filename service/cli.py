@@ -1,17 +1,25 @@
-"""The `claim` command line: `claim serve`, `claim verify FILE`, `claim simulate ...`,
-`claim openapi`."""
+"""The `claim` command line: `claim serve`, `claim worker`, `claim rebuild`,
+`claim verify FILE`, `claim simulate ...`, `claim openapi`.
+
+The entry point composes the layers: it reads the `Config` once (the environment and
+its own options) and hands it to the API, the worker or the application.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from dataclasses import replace
 
 from tqdm import tqdm
 
+from .config import Config, ConfigError
 from .conformance import first_difference, read_games
 from .domain import PRESETS, ClaimError, check_factions
 from .simulation import Tally, simulate
+
+DEFAULTS = Config()
 
 
 def verify(path: str) -> int:
@@ -61,13 +69,13 @@ def run_simulation(players: int, games: int, seed: int, factions, first_leader: 
     return 0
 
 
-def rebuild() -> int:
+def rebuild(config: Config) -> int:
     """`claim rebuild`: every projection of the games written again from the streams."""
-    from workers import changes, queues
+    from . import games
 
-    store = queues.store()
-    games = tqdm(store.game_ids(), desc="rebuild", unit="game", file=sys.stderr)
-    count = changes.rebuild(store, games)
+    claim = games.Claim.connect(config)
+    game_ids = tqdm(claim.store.game_ids(), desc="rebuild", unit="game", file=sys.stderr)
+    count = games.rebuild(claim, game_ids)
     print(f"{count} game{'s' * (count != 1)} rebuilt", file=sys.stderr)
     return 0
 
@@ -122,11 +130,13 @@ def main(argv: list[str] | None = None) -> int:
 
     work = commands.add_parser("worker", help="run an RQ worker: AI turns, deadlines, webhooks")
     work.add_argument("--burst", action="store_true", help="stop once the queues are empty")
-    work.add_argument("--sweep-every", type=float, default=10.0, help="seconds between sweeps")
+    work.add_argument(
+        "--sweep-every", type=float, default=DEFAULTS.sweep_every, help="seconds between sweeps"
+    )
     work.add_argument(
         "--stuck-after",
         type=float,
-        default=30.0,
+        default=DEFAULTS.stuck_after,
         help="seconds an AI turn may wait before it is enqueued again",
     )
 
@@ -141,16 +151,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "verify":
         return verify(args.file)
+    if args.command in ("serve", "worker", "rebuild"):
+        try:
+            config = Config.from_env()
+            if args.command == "worker":
+                config = replace(config, sweep_every=args.sweep_every, stuck_after=args.stuck_after)
+        except ConfigError as error:
+            parser.error(str(error))
     if args.command == "serve":
         from .serve import serve
 
-        return serve(args.host, args.port, args.workers, args.threads, args.rq_worker)
+        return serve(config, args.host, args.port, args.workers, args.threads, args.rq_worker)
     if args.command == "worker":
         from workers.worker import run
 
-        return run(args.burst, args.sweep_every, args.stuck_after)
+        return run(config, args.burst)
     if args.command == "rebuild":
-        return rebuild()
+        return rebuild(config)
     if args.command == "openapi":
         return write_openapi(args.output)
     if args.games < 1:

@@ -7,25 +7,26 @@ the processes it starts, and stops it when they stop.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from service.events.connection import DEFAULT_DATA_DIR, embedded
+from service.config import Config, child_environment
+from service.events import embedded
 
 
 @contextmanager
-def redis_url():
-    """`REDIS_URL`, or the URL of an embedded Redis that lives as long as the block."""
-    if os.environ.get("REDIS_URL"):
-        yield os.environ["REDIS_URL"]
+def redis_url(config: Config) -> Iterator[str]:
+    """The Redis URL of `config`, or that of an embedded Redis that lives as long as
+    the block."""
+    if config.redis_url:
+        yield config.redis_url
         return
-    server = embedded(Path(os.environ.get("CLAIM_DATA_DIR", DEFAULT_DATA_DIR)))
+    server = embedded(config.data_dir)
     try:
         yield f"unix://{server.socket_file}"
     finally:
@@ -54,13 +55,15 @@ def gunicorn_command(host: str, port: int, workers: int, threads: int) -> list[s
 WORKER_COMMAND = [sys.executable, "-m", "service.cli", "worker"]
 
 
-def serve(host: str, port: int, workers: int, threads: int, rq_worker: bool | None) -> int:
+def serve(
+    config: Config, host: str, port: int, workers: int, threads: int, rq_worker: bool | None
+) -> int:
     """Run the API until interrupted; answer the exit status. `rq_worker`: start one RQ
     worker beside it (None: only on the embedded Redis)."""
     if rq_worker is None:
-        rq_worker = not os.environ.get("REDIS_URL")
-    with redis_url() as url:
-        env = {**os.environ, "REDIS_URL": url}
+        rq_worker = not config.redis_url
+    with redis_url(config) as url:
+        env = child_environment(REDIS_URL=url)
         print(f"claim: serving on http://{host}:{port} (Redis at {_shown(url)})", file=sys.stderr)
         processes = [subprocess.Popen(gunicorn_command(host, port, workers, threads), env=env)]
         if rq_worker:

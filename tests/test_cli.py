@@ -6,11 +6,10 @@ import sys
 
 import pytest
 
+from service import games
 from service.cli import main
-from service.domain import Settings
-from service.events import SeatJoined
-from service.events.players import PlayerStore
-from tests.events.factories import FACTIONS, TOKEN_HASH, seats
+from service.config import Config
+from tests.games.factories import a_game, joined
 
 from .domain.test_conformance import GAMES
 
@@ -82,18 +81,18 @@ def test_the_console_script_runs(tmp_path):
 
 
 def test_rebuild_writes_the_lobby_and_the_players_games_again(
-    store, redis_url, prefix, monkeypatch, capsys
+    redis_client, redis_url, prefix, monkeypatch, capsys
 ):
-    players = PlayerStore(store.redis, prefix)
-    ann, _ = players.register("Ann")
-    game = store.create(Settings(2, FACTIONS[2]), seats("human", "random"))
-    store.append(game.id, [SeatJoined(0, "Ann", TOKEN_HASH, player=ann.id)], 1)
-    store.lobby.clear()
-    store.redis.delete(f"{prefix}:player:{ann.id}:games")
-    assert players.games(ann.id) == [] and store.listing("running").total == 0
+    claim = games.Claim.connect(Config(prefix=prefix), client=redis_client, jobs=False)
+    ann, key = games.register(claim, "Ann")
+    game = a_game(claim, kinds=("human", "random"))
+    joined(claim, game, keys={0: key})
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{lobby}}:*"))
+    redis_client.delete(f"{prefix}:player:{ann.id}:games")
+    assert claim.player_games.of(ann.id) == [] and claim.lobby.page("running").total == 0
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("CLAIM_PREFIX", prefix)
     assert main(["rebuild"]) == 0
     assert "1 game rebuilt" in capsys.readouterr().err
-    assert players.games(ann.id) == [game.id]
-    assert [entry.game_id for entry in store.listing("running").games] == [game.id]
+    assert claim.player_games.of(ann.id) == [game.id]
+    assert [entry.game_id for entry in claim.lobby.page("running").games] == [game.id]

@@ -1,11 +1,5 @@
-"""RQ jobs (DESIGN.md, Workers): AI turns (queue `ai`), deadlines and reminders
-(queue `deadlines`), notifications by webhook and email (queue `webhooks`).
-
-Jobs carry ids only, `(game id, version)`, never a card. RQ runs a job at least once;
-the event store makes it count once: a job re-reads the game, does nothing if the game
-moved on, and appends with that expected version and an event id derived from
-`(game id, version)`, so a doubled or retried job lands once.
-
-`claim worker` runs a worker with its scheduler and a sweeper that re-enqueues the
-turn of any game left waiting on an AI seat (a job lost with a crashed worker).
+"""`claim worker`: RQ jobs (`jobs.py`), each a few lines calling the application layer
+(`service.games`), and the worker process that runs them (`worker.py`): AI turns on
+the queue `ai`, notifications on the queue `webhooks`, and, in a thread of its own,
+the timers (deadlines, reminders) and the sweep for lost AI turns.
 """

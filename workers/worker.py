@@ -1,12 +1,15 @@
-"""`claim worker`: an RQ worker on the queues `ai`, `deadlines` and `webhooks`, with
-a scheduler, and a sweeper thread that enqueues again AI turns and timers (deadlines,
-reminders) whose jobs were lost.
+"""`claim worker`: RQ's own `Worker` on the queues `ai` and `webhooks`, with RQ's own
+scheduler (it moves retried jobs back to their queues), and a clock thread that fires
+the timers falling due and sweeps for lost AI turns.
 
-The worker runs its jobs in its own process (RQ's `SimpleWorker`): our jobs are short
-and share no state but the store's fold cache, so a fork per job would only cost
-time (it was most of a deadline job's). Its scheduler is RQ's, made prompt: it moves
-due jobs to their queues every 0.1 s instead of every second, all of them instead of
-1,000 per queue and run.
+RQ is used through its public API only. Its `Worker` forks a work horse per job, as
+RQ's documentation advises for production (a job that crashes or leaks takes only its
+horse with it). The timers are not RQ scheduled jobs: RQ's scheduler keeps a job's
+time in whole seconds and looks once a second, so a deadline could wait two seconds
+for it. Every worker instead polls the due timers every `TICK` and claims them a chunk
+at a time (`service.games.fire_due_timers`), so that many falling due at once are
+shared among the workers, and a timer whose worker died falls due again when its
+lease runs out: no job is there to be lost.
 """
 
 from __future__ import annotations
@@ -15,105 +18,51 @@ import logging
 import threading
 import time
 
-from rq import SimpleWorker
-from rq.scheduler import RQScheduler
+from rq import Worker
 
-from service.events import connect
+from service import games
+from service.config import Config
 
-from . import deadlines, notifications, queues, timers, turns
+from . import jobs
 
 log = logging.getLogger(__name__)
-SWEEP_EVERY = 10.0  # seconds between sweeps
-STUCK_AFTER = 30.0  # seconds an AI turn or a due timer may wait before it is enqueued again
-SCHEDULE_EVERY = 0.1  # seconds between two runs of the scheduler
+TICK = 0.1  # seconds between two looks at the due timers
 
 
-class PromptScheduler(RQScheduler):
-    """RQ's scheduler, but every `SCHEDULE_EVERY` seconds, and until no job is due."""
-
-    def work(self) -> None:
-        """RQ's loop with a shorter sleep (its `interval`, whole seconds, is also the
-        lifetime of its locks: that stays)."""
-        self._install_signal_handlers()
-        self.register_birth()
-        while not self._stop_requested:
-            if self.should_reacquire_locks:
-                self.acquire_locks()
-            self.heartbeat()
-            self.enqueue_scheduled_jobs()
-            time.sleep(SCHEDULE_EVERY)
-        self.stop()
-
-    def enqueue_scheduled_jobs(self) -> None:
-        """RQ moves at most 1,000 due jobs of each queue a run: run until none is due."""
-        while True:
-            super().enqueue_scheduled_jobs()
-            second = int(time.time())
-            if not any(
-                registry.get_jobs_to_schedule(second, chunk_size=1)
-                for registry in self._scheduled_job_registries
-            ):
-                return
-
-
-class Worker(SimpleWorker):
-    """RQ's `SimpleWorker` (no fork per job) with `PromptScheduler`."""
-
-    def _start_scheduler(
-        self, burst: bool = False, logging_level: str | None = "INFO", *formats: str
-    ) -> None:
-        """RQ's own, with `PromptScheduler` in place of `RQScheduler`."""
-        self.scheduler = PromptScheduler(
-            self.queues,
-            self.connection,
-            1,
-            logging_level or self.log.level,
-            *formats,
-            serializer=self.serializer,
-        )
-        self.scheduler.acquire_locks()
-        if not self.scheduler.acquired_locks:
-            return
-        if not burst:
-            self.scheduler.start()
-            return
+def keep_time(claim: games.Claim, stop: threading.Event) -> None:
+    """Until `stop` is set: fire the due timers every `TICK`, and sweep for lost AI
+    turns every `Config.sweep_every` seconds (one worker of all in each period)."""
+    every = claim.config.sweep_every
+    next_sweep = time.monotonic() + every
+    while not stop.wait(TICK):
         try:
-            self.scheduler.register_birth()
-            self.scheduler.enqueue_scheduled_jobs()
-        finally:
-            self.scheduler.release_locks()
-            self.scheduler.register_death()
+            games.fire_due_timers(claim)
+            if time.monotonic() >= next_sweep:
+                next_sweep = time.monotonic() + every
+                if claim.ai_turns.take_sweep(every * 0.9):
+                    games.sweep(claim)
+        except Exception:  # tried again at the next tick
+            log.exception("the clock thread failed")
 
 
-def sweeper(stop: threading.Event, every: float = SWEEP_EVERY, stuck_after: float = STUCK_AFTER):
-    """Sweep every `every` seconds until `stop` is set; one sweeper of all workers
-    sweeps in each period (a Redis lock)."""
-    store = queues.store()
-    ai = queues.queue(queues.AI, store.redis, store.prefix)
-    due = queues.queue(queues.DEADLINES, store.redis, store.prefix)
-    lock = f"{store.prefix}:sweep-lock"
-    while not stop.wait(every):
-        try:
-            if store.redis.set(lock, "1", nx=True, px=max(1, int(every * 900))):
-                turns.sweep(ai, store, stuck_after)
-                for kind in (deadlines.KIND, notifications.REMINDERS):
-                    timers.sweep(store, due, kind, stuck_after)
-        except Exception:  # a sweep that fails is tried again next period
-            log.exception("the sweep failed")
-
-
-def run(burst: bool = False, every: float = SWEEP_EVERY, stuck_after: float = STUCK_AFTER) -> int:
-    """Work until stopped (or, with `burst`, until the queues are empty)."""
-    connection = connect()
-    prefix = queues.prefix()
-    names = [
-        queues.queue_name(name, prefix) for name in (queues.AI, queues.DEADLINES, queues.WEBHOOKS)
-    ]
+def run(config: Config, burst: bool = False) -> int:
+    """Work until stopped (or, with `burst`, fire the due timers, then work until the
+    queues are empty)."""
+    claim = games.Claim.connect(config)
+    jobs.use(claim)  # the work horses, forked from this process, use it
+    if burst:
+        games.fire_due_timers(claim)
+        Worker(claim.jobs.queues, connection=claim.jobs.connection).work(burst=True)
+        return 0
     stop = threading.Event()
-    thread = threading.Thread(target=sweeper, args=(stop, every, stuck_after), daemon=True)
-    thread.start()
+    # A Claim of its own, so that a horse forked while the thread uses Redis inherits
+    # no connection or lock in the middle of a command.
+    clock = threading.Thread(
+        target=keep_time, args=(games.Claim.connect(config), stop), daemon=True
+    )
+    clock.start()
     try:
-        Worker(names, connection=connection).work(with_scheduler=True, burst=burst)
+        Worker(claim.jobs.queues, connection=claim.jobs.connection).work(with_scheduler=True)
     finally:
         stop.set()
     return 0

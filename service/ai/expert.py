@@ -42,7 +42,7 @@ class Expert:
         legal = observation.legal
         if len(legal) == 1:
             return legal[0]
-        side = _side(observation)
+        side = observation.side
         if observation.players == 2 and observation.phase == 2:
             state = sample_state(observation, rng)  # the only state there is
             solution = solve(state, side, self.endgame_positions)
@@ -86,11 +86,6 @@ def _clearly_positive(gains: list[float], z: float) -> bool:
         return False
     variance = sum((g - mean) ** 2 for g in gains) / (n - 1)
     return mean > z * math.sqrt(variance / n)
-
-
-def _side(observation: Observation) -> int:
-    seat = observation.seat
-    return seat % 2 if observation.players == 4 else seat
 
 
 def _plays_left(observation: Observation) -> int:

@@ -30,7 +30,7 @@ from itertools import repeat
 from math import comb
 from typing import NamedTuple
 
-from service.domain import FACTION_CARDS, Card, Decision, Faction, Observation, Play
+from service.domain import FACTION_CARDS, Card, Decision, Faction, Observation, Play, playable
 from service.domain.cards import (
     DOPPELGANGERS,
     DRAGONS,
@@ -181,7 +181,7 @@ class View(NamedTuple):
         keep = self.keep
         lead = Play(self.seat, decision.card)
         best, theirs = 0.0, None
-        for reply in _follows(list(self.unseen.elements()), decision.card.faction):
+        for reply in playable(list(self.unseen.elements()), decision.card.faction):
             plays = (lead, Play(other, reply))
             ours = self.outcome(plays, winning_play(plays).seat)
             if theirs is None or -ours - keep[reply] > theirs:
@@ -324,12 +324,3 @@ def _stakes(observation: Observation) -> dict[Card, float]:
 def _above(values, value: int) -> int:
     """How many of the ascending `values` exceed `value`."""
     return len(values) - bisect_right(values, value)
-
-
-def _follows(hand: list[Card], led: Faction) -> list[Card]:
-    """The cards of `hand` that may answer a lead of `led` (RULES.md 3 step 2)."""
-    if led is DOPPELGANGERS:
-        return [c for c in hand if c.faction is DOPPELGANGERS] or hand
-    if any(c.faction is led for c in hand):
-        return [c for c in hand if c.faction is led or c.faction is DOPPELGANGERS]
-    return hand

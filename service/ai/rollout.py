@@ -4,8 +4,8 @@ The expert builds whole states itself (`determinize.py`) and then needs every se
 decisions in them, thousands of times per decision. `observe` would redact the whole
 history at each step; `SeatView` instead shows a seat's view of a state lazily, with
 the fields of `Observation` that the greedy player reads, each as `observe` would
-give it (a test holds them equal). The history is shown unredacted: the players read
-only its public parts and the seat's own.
+give it (tests/ai/test_rollout.py holds them equal), but for the history: it is shown
+unredacted, and the players read only its public parts and the seat's own.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The REST API: a Flask app factory, one blueprint per resource, marshmallow schemas.
+Views parse, call one use case of `service.games`, and render.
 
-    app = create_app()                       # REDIS_URL, else the embedded Redis
-    app = create_app({"REDIS": client, "CLAIM_PREFIX": "test-1"})   # tests
+    app = create_app()                                   # Config.from_env()
+    app = create_app(claim=Claim.connect(config, client=redis_client, jobs=False))
 
 The contract is `openapi.yaml`, generated from the schemas by `openapi_document`
 (`claim openapi` writes it) and served at `/openapi.yaml`; `/docs` shows it.
@@ -9,57 +10,18 @@ The contract is `openapi.yaml`, generated from the schemas by `openapi_document`
 
 from __future__ import annotations
 
-import logging
-import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 import redis
 import yaml
 from flask import Flask
 from flask_smorest import Api
 
-from service.events import Game, GameStore, connect
-from service.events.players import PlayerStore
-from workers.changes import after_change, rematch_offered
+from service.config import Config
+from service.games import Claim
 
 from . import games, health, history, players, problems
 from .ratelimit import limit_requests
 
-log = logging.getLogger(__name__)
-DEFAULT_RATE_LIMIT = "1200 per minute"
 MAX_BODY = 64 * 1024  # bytes
-
-
-@dataclass
-class Claim:
-    """What the views share: the store, the hooks told of every change and of every
-    rematch offered, the contract."""
-
-    store: GameStore
-    players: PlayerStore
-    openapi_yaml: str = ""
-    hooks: list[Callable[[Game], None]] = field(default_factory=list)
-    offer_hooks: list[Callable[[Game, Game, int], None]] = field(default_factory=list)
-
-    def changed(self, game: Game) -> None:
-        """Tell every hook (AI turns, deadlines, notifications) that `game` changed.
-        The change is stored already, and its answer may carry a secret shown once:
-        a hook that fails is logged, and the sweep catches up on what it missed."""
-        for hook in self.hooks:
-            try:
-                hook(game)
-            except Exception:
-                log.exception("game %s: scheduling after version %s failed", game.id, game.version)
-
-    def rematch_offered(self, old: Game, new: Game, by: int) -> None:
-        """Tell every offer hook (notifications) that seat `by` of `old` offered `new`."""
-        self.changed(new)
-        for hook in self.offer_hooks:
-            try:
-                hook(old, new, by)
-            except Exception:
-                log.exception("game %s: telling of its rematch failed", old.id)
 
 
 class ProblemApi(Api):
@@ -79,10 +41,11 @@ class ProblemApi(Api):
         problems.register(self._app)
 
 
-def create_app(config: dict | None = None) -> Flask:
-    """The API app. `config` may give `REDIS` (a client), `CLAIM_PREFIX` (key prefix),
-    `CLAIM_RATE_LIMIT`, `JOBS` (False: schedule no AI turns or deadlines) and any Flask
-    setting."""
+def create_app(config: Config | None = None, claim: Claim | None = None) -> Flask:
+    """The API app on `claim` (default: the application of `config`, itself read
+    from the environment by default)."""
+    if claim is None:
+        claim = Claim.connect(config or Config.from_env())
     app = Flask(__name__)
     app.config.update(
         API_TITLE="Claim",
@@ -93,8 +56,6 @@ def create_app(config: dict | None = None) -> Flask:
         OPENAPI_SWAGGER_UI_PATH="docs",
         OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
         MAX_CONTENT_LENGTH=MAX_BODY,
-        CLAIM_PREFIX=os.environ.get("CLAIM_PREFIX", "claim"),
-        CLAIM_RATE_LIMIT=os.environ.get("CLAIM_RATE_LIMIT", DEFAULT_RATE_LIMIT),
         API_SPEC_OPTIONS={
             "info": {
                 "description": "Play Claim and Claim 2: create, join, move, watch, replay, audit.",
@@ -102,22 +63,15 @@ def create_app(config: dict | None = None) -> Flask:
             "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         },
     )
-    app.config.update(config or {})
-    client: redis.Redis = app.config.get("REDIS") or connect()
-    prefix = app.config["CLAIM_PREFIX"]
-    claim = Claim(GameStore(client, prefix), PlayerStore(client, prefix))
     app.extensions["claim"] = claim
-    if app.config.get("JOBS", True):
-        claim.hooks.append(lambda game: after_change(claim.store, game))
-        claim.offer_hooks.append(lambda old, new, by: rematch_offered(claim.store, old, new, by))
 
     api = ProblemApi(app)
     for blueprint in (games.blp, history.blp, players.blp, health.blp):
         api.register_blueprint(blueprint)
-    claim.openapi_yaml = openapi_yaml(api)
+    app.extensions["openapi_yaml"] = openapi_yaml(api)
 
-    if app.config["CLAIM_RATE_LIMIT"]:
-        limit_requests(app, client, f"{prefix}:limits", app.config["CLAIM_RATE_LIMIT"])
+    if claim.config.rate_limit:
+        limit_requests(app, claim, claim.config.rate_limit)
     return app
 
 
@@ -128,8 +82,8 @@ def openapi_yaml(api: Api) -> str:
 
 def openapi_document() -> str:
     """The contract as `openapi.yaml` holds it, generated from the schemas."""
-    app = create_app({"REDIS": redis.Redis(), "CLAIM_RATE_LIMIT": "", "JOBS": False})
-    return app.extensions["claim"].openapi_yaml
+    claim = Claim.connect(Config(rate_limit=""), client=redis.Redis(), jobs=False)
+    return create_app(claim=claim).extensions["openapi_yaml"]
 
 
 __all__ = ["create_app", "openapi_document"]

@@ -4,39 +4,39 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Iterator
 
 from flask import Response, current_app, request, stream_with_context, url_for
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from service.domain import PRESETS, ClaimError, Decision
-from service.events import (
+from service import games
+from service.games import (
     AI,
     AI_LEVELS,
     DEFAULT_JOIN_TIME_LIMIT,
     DEFAULT_TIMEOUT_POLICY,
     HUMAN,
+    PRESET_NAMES,
     STATUSES,
     TIMEOUT_POLICIES,
-    Game,
-    GameStore,
+    Claim,
 )
 
-from . import actions
-from .auth import player, seat_of
+from .auth import bearer_token
 from .lobby import LobbyPageSchema
-from .problems import Blueprint, Problem, Text
+from .problems import Blueprint, Text
 from .view import GameViewSchema, game_view, json_response
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Create, join and play games")
 BEARER = [{"bearer": []}]
 MAX_WAIT = 60  # seconds a long-poll may hold a request
-PRESET_NAMES = (*PRESETS, actions.RANDOM)
 MIN_MOVE_TIME, MAX_MOVE_TIME = 30, 14 * 24 * 3600
 MIN_JOIN_TIME, MAX_JOIN_TIME = 60, 30 * 24 * 3600
 
 
-def store() -> GameStore:
-    return current_app.extensions["claim"].store
+def claim() -> Claim:
+    """The application this app serves."""
+    return current_app.extensions["claim"]
 
 
 class Factions(fields.Field):
@@ -63,7 +63,7 @@ class SeatRequestSchema(Schema):
 class CreateGameSchema(Schema):
     players = fields.Integer(required=True, strict=True, validate=validate.Range(2, 4))
     factions = Factions(
-        load_default=actions.RANDOM,
+        load_default=games.RANDOM,
         metadata={
             "oneOf": [
                 {"type": "string", "enum": list(PRESET_NAMES)},
@@ -176,21 +176,14 @@ class MovedSchema(Schema):
     view = fields.Nested(GameViewSchema)
 
 
-def callers_seat(game: Game) -> int:
-    """The caller's seat, or the unauthorized problem."""
-    seat = seat_of(game)
-    if seat is None:
-        raise Problem("unauthorized", "send the seat's token as `Authorization: Bearer <token>`")
-    return seat
-
-
 @blp.route("", methods=["POST"])
 @blp.arguments(CreateGameSchema)
 @blp.response(201, CreatedSchema)
 def create(args):
     """Create a game; answers one invite code per human seat."""
-    created = actions.create_game(store(), **args)
-    current_app.extensions["claim"].changed(created.game)
+    if args["seats"] is not None:
+        args["seats"] = [(seat["kind"], seat.get("level")) for seat in args["seats"]]
+    created = games.create(claim(), **args)
     game = created.game
     body = {
         "game_id": game.id,
@@ -207,7 +200,7 @@ def create(args):
 @blp.response(200, LobbyPageSchema)
 def lobby(args):
     """The lobby: games by status (open for joining, running, finished), newest first."""
-    page = store().listing(args["status"], args["offset"], args["limit"])
+    page = games.lobby(claim(), args["status"], args["offset"], args["limit"])
     return {"total": page.total, "offset": args["offset"], "games": page.games}
 
 
@@ -220,17 +213,13 @@ def join(args, game_id, seat):
     player key (`Authorization: Bearer <key>`) the seat is the player's, in its inbox.
 
     The cards are dealt when every human seat is taken."""
-    holder = player()
-    name = args.get("name") or (holder.name if holder else None)
-    if name is None:
-        raise Problem("validation-error", "a name is needed", errors={"name": ["required"]})
-    game, token = actions.join(
-        store(), game_id, seat, args["invite"], name, holder.id if holder else None
-    )
-    if holder is not None:
-        current_app.extensions["claim"].players.add_game(holder.id, game.id, game.updated_at)
-    current_app.extensions["claim"].changed(game)
-    body = {"game_id": game.id, "seat": seat, "token": token, "view": game_view(game, seat)}
+    joined = games.join(claim(), game_id, seat, args["invite"], args.get("name"), bearer_token())
+    body = {
+        "game_id": joined.game.id,
+        "seat": seat,
+        "token": joined.token,
+        "view": game_view(joined.game, seat),
+    }
     return json_response(body, 201)
 
 
@@ -258,15 +247,12 @@ def view(args, game_id):
 
     `ETag` is the version. With `after` and `wait`, waits until the version is above
     `after` (a long-poll), then answers as usual."""
-    game = store().load(game_id)
-    after, wait = args.get("after"), args["wait"]
-    if after is not None and game.version <= after and wait > 0:
-        store().wait(game_id, after, wait)
-        game = store().load(game_id)
-    headers = {"ETag": f'"{game.version}"', "Vary": "Authorization"}
-    if request.if_none_match.contains_weak(str(game.version)):
+    seen = games.look(claim(), game_id, bearer_token(), args.get("after"), args["wait"])
+    version = seen.game.version
+    headers = {"ETag": f'"{version}"', "Vary": "Authorization"}
+    if request.if_none_match.contains_weak(str(version)):
         return Response(status=304, headers=headers)
-    body = game_view(game, seat_of(game), rematch=actions.rematch_of(store(), game))
+    body = game_view(seen.game, seen.seat, rematch=seen.rematch)
     return json_response(body, 200, headers)
 
 
@@ -281,9 +267,9 @@ class LegalSchema(Schema):
 @blp.doc(security=BEARER)
 def legal(game_id):
     """The caller's legal decisions now (empty when it is not the caller's turn)."""
-    game = store().load(game_id)
-    seat = callers_seat(game)
-    return {"version": game.version, "seat": seat, "legal": game_view(game, seat)["you"]["legal"]}
+    seen = games.seated(claim(), game_id, bearer_token())
+    legal = game_view(seen.game, seen.seat)["you"]["legal"]
+    return {"version": seen.game.version, "seat": seen.seat, "legal": legal}
 
 
 @blp.route("/<game_id>/moves", methods=["POST"])
@@ -295,16 +281,15 @@ def move(args, headers, game_id):
     """Play or take: `{"move": "play GO3", "expected_version": 17}`.
 
     A repeated `Idempotency-Key` answers the first answer and changes nothing."""
-    game = store().load_seated(game_id)  # the append checks the expected version
-    seat = callers_seat(game)
-    try:
-        decision = Decision.parse(args["move"])
-    except ClaimError as error:
-        raise Problem("validation-error", str(error), errors={"move": [str(error)]}) from None
-    after = actions.move(
-        store(), game, seat, decision, args["expected_version"], headers["idempotency_key"]
+    moved = games.move(
+        claim(),
+        game_id,
+        bearer_token(),
+        args["move"],
+        args["expected_version"],
+        headers["idempotency_key"],
     )
-    return _moved(after, seat)
+    return _moved(moved)
 
 
 @blp.route("/<game_id>/resign", methods=["POST"])
@@ -312,10 +297,7 @@ def move(args, headers, game_id):
 @blp.doc(security=BEARER)
 def resign(game_id):
     """Give up: the game ends and the caller's side loses."""
-    game = store().load(game_id)
-    seat = callers_seat(game)
-    after = actions.resign(store(), game, seat)
-    return _moved(after, seat)
+    return _moved(games.resign(claim(), game_id, bearer_token()))
 
 
 @blp.route("/<game_id>/seats/<int:seat>/return", methods=["POST"])
@@ -324,18 +306,13 @@ def resign(game_id):
 def come_back(game_id, seat):
     """Take back a seat that an AI has played since its move time ran out
     (timeout policy `takeover`)."""
-    game = store().load(game_id)
-    if callers_seat(game) != seat:
-        raise Problem("unauthorized", f"send the token of seat {seat}")
-    after = actions.come_back(store(), game, seat)
-    return _moved(after, seat)
+    return _moved(games.come_back(claim(), game_id, seat, bearer_token()))
 
 
-def _moved(game: Game, seat: int) -> Response:
-    """The answer to a change made by `seat`: the hooks told of it, and the game's new
-    version with the seat's view."""
-    current_app.extensions["claim"].changed(game)
-    return json_response({"version": game.version, "view": game_view(game, seat)}, 201)
+def _moved(moved: games.Moved) -> Response:
+    """The answer to a change a seat made: the game's new version with its view."""
+    body = {"version": moved.game.version, "view": game_view(moved.game, moved.seat)}
+    return json_response(body, 201)
 
 
 class RematchSchema(Schema):
@@ -352,11 +329,7 @@ def rematch(game_id):
     """The next game of a finished one, same settings, seats rotated and the first
     leader moved on: the first call creates it, every later call answers the same
     game, each with the caller's invite."""
-    game = store().load(game_id)
-    seat = callers_seat(game)
-    offered = actions.rematch(store(), game, seat)
-    if offered.created:
-        current_app.extensions["claim"].rematch_offered(game, offered.game, seat)
+    offered = games.rematch(claim(), game_id, bearer_token())
     return {
         "game_id": offered.game.id,
         "seat": offered.seat,
@@ -401,13 +374,11 @@ class StreamQuerySchema(Schema):
 def stream(args, game_id):
     """The caller's view now, then at each new version (Server-Sent Events), until the
     game ends; `Last-Event-ID` resumes after that version."""
-    game = store().load(game_id)
-    seat = seat_of(game)
+    seen = games.look(claim(), game_id, bearer_token())
     known = request.headers.get("Last-Event-ID", "")
     events = view_events(
-        store(),
-        game,
-        seat,
+        claim(),
+        seen,
         int(known) if re.fullmatch(r"[0-9]{1,15}", known) else 0,
         args["max_seconds"],
         current_app.config.get("SSE_KEEPALIVE", 15),
@@ -416,8 +387,11 @@ def stream(args, game_id):
     return Response(stream_with_context(events), mimetype="text/event-stream", headers=headers)
 
 
-def view_events(store: GameStore, game: Game, seat, known: int, seconds: float, keepalive: float):
+def view_events(
+    claim: Claim, seen: games.Seen, known: int, seconds: float, keepalive: float
+) -> Iterator[str]:
     """The lines of the event stream: each version after `known` as a `view` event."""
+    game, seat = seen.game, seen.seat
     until = time.monotonic() + seconds
     while True:
         if game.version > known:
@@ -427,7 +401,8 @@ def view_events(store: GameStore, game: Game, seat, known: int, seconds: float, 
         left = until - time.monotonic()
         if game.ending is not None or left <= 0:
             return
-        if store.wait(game.id, known, min(keepalive, left)):
-            game = store.load(game.id)
-        else:
+        newer = games.next_version(claim, game, min(keepalive, left))
+        if newer is None:
             yield ": keep-alive\n\n"
+        else:
+            game = newer

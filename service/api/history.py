@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from marshmallow import Schema, fields, validate
 
-from service.domain import ClaimError, apply, is_over, new_game, result
-from service.events import (
-    OPEN,
-    DecisionMade,
-    GameCreated,
-    Recorded,
-    SeatJoined,
-    deck_commitment,
-    fold,
-)
-from service.events.codec import dump
+from service import games
 
-from .account import describe
-from .auth import seat_of
-from .games import BEARER, store
-from .problems import Blueprint, Problem
+from .auth import bearer_token
+from .games import BEARER, claim
+from .problems import Blueprint
 from .view import GameViewSchema, ResultSchema, codes, game_view, json_response, result_body
 
 blp = Blueprint("history", __name__, url_prefix="/games", description="Replay and audit games")
@@ -78,11 +69,6 @@ class AuditSchema(Schema):
     )
 
 
-def _records_and_game(game_id: str):
-    records = store().read(game_id)
-    return records, fold(game_id, records)
-
-
 @blp.route("/<game_id>/replay/<int:step>", methods=["GET"])
 @blp.response(200, ReplaySchema)
 @blp.doc(security=[{}, *BEARER])
@@ -91,29 +77,13 @@ def replay(game_id, step):
 
     Steps are the decisions, resignations and timeouts after the deal. Shown as the
     caller may see it while the game runs; complete once it has ended."""
-    records, game = _records_and_game(game_id)
-    seat = seat_of(game)
-    # Seats are all taken before the deal: the deal is at version 1 + human seats.
-    dealt = 1 + sum(isinstance(record.event, SeatJoined) for record in records)
-    last = game.version - dealt
-    if game.status == OPEN:
-        raise Problem("unknown-step", f"game {game_id} is not dealt yet")
-    if not 0 <= step <= last:
-        raise Problem("unknown-step", f"game {game_id} has steps 0 to {last}, not {step}")
-    ended = game.ending is not None
-    version = dealt + step
-    at = fold(game_id, records[:version])
-    if step:
-        before = fold(game_id, records[: version - 1])
-        account = describe(before.state, at.state, records[version - 1].event, seat, ended)
-    else:
-        account = ["the cards are dealt"]
+    replayed = games.replay(claim(), game_id, step, bearer_token())
     body = {
-        "step": step,
-        "last_step": last,
-        "version": at.version,
-        "account": account,
-        "view": game_view(at, seat, reveal=ended),
+        "step": replayed.step,
+        "last_step": replayed.last_step,
+        "version": replayed.game.version,
+        "account": list(replayed.account),
+        "view": game_view(replayed.game, replayed.seat, reveal=replayed.reveal),
     }
     return json_response(body)
 
@@ -124,30 +94,11 @@ def replay(game_id, step):
 def events(args, game_id):
     """The game's event log: the deck and salt are left out until the game has ended,
     and the hashes of invites and tokens always."""
-    records, game = _records_and_game(game_id)
-    ended = game.ending is not None
+    log = games.event_log(claim(), game_id, args["after"])
     return {
-        "game_id": game_id,
-        "version": game.version,
-        "events": [_public(record, ended) for record in records[args["after"] :]],
-    }
-
-
-def _public(record: Recorded, ended: bool) -> dict:
-    name, data = dump(record.event)
-    if isinstance(record.event, GameCreated):
-        for seat in data["seats"]:
-            seat.pop("invite_hash", None)
-        if not ended:
-            del data["deck"], data["salt"]
-    data.pop("token_hash", None)
-    data.pop("player", None)  # a player's games are theirs to list, nobody else's
-    return {
-        "version": record.version,
-        "id": str(record.id),
-        "type": name,
-        "at": record.at,
-        "data": data,
+        "game_id": log.game_id,
+        "version": log.version,
+        "events": [asdict(event) for event in log.events],
     }
 
 
@@ -156,19 +107,8 @@ def _public(record: Recorded, ended: bool) -> dict:
 def audit(game_id):
     """Everything about an ended game: deck, salt, the commitment check, every
     decision, and the result recomputed by replaying the decisions on the deck."""
-    records, game = _records_and_game(game_id)
-    if game.ending is None:
-        raise Problem("game-not-over", f"game {game_id} has not ended: its deck is secret")
-    creation = game.creation
-    decisions = [record for record in records if isinstance(record.event, DecisionMade)]
-    state = new_game(creation.settings, creation.deck)
-    try:
-        for record in decisions:
-            state = apply(state, record.event.decision, seat=record.event.seat)
-        replayed = state == game.state
-    except ClaimError:
-        replayed = False
-    outcome = result(state) if replayed and is_over(state) else None
+    audit = games.audit(claim(), game_id)
+    creation = audit.game.creation
     return {
         "game_id": game_id,
         "players": creation.settings.players,
@@ -177,7 +117,7 @@ def audit(game_id):
         "deck": codes(creation.deck),
         "salt": creation.salt.hex(),
         "commitment": creation.commitment,
-        "commitment_verified": deck_commitment(creation.salt, creation.deck) == creation.commitment,
+        "commitment_verified": audit.commitment_verified,
         "decisions": [
             {
                 "step": step,
@@ -187,10 +127,12 @@ def audit(game_id):
                 "at": record.at,
                 "timeout_policy": record.event.timeout_policy,
             }
-            for step, record in enumerate(decisions, start=1)
+            for step, record in enumerate(audit.decisions, start=1)
         ],
-        "ending": game.ending.reason,
-        "score_piles": [codes(pile) for pile in state.score_piles] if outcome else None,
-        "result": None if outcome is None else result_body(outcome),
-        "result_verified": replayed,
+        "ending": audit.game.ending.reason,
+        "score_piles": [codes(pile) for pile in audit.replayed.score_piles]
+        if audit.result
+        else None,
+        "result": None if audit.result is None else result_body(audit.result),
+        "result_verified": audit.result_verified,
     }

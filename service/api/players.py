@@ -3,30 +3,17 @@ log of the notifications sent to them."""
 
 from __future__ import annotations
 
-from flask import current_app
 from marshmallow import Schema, fields, validate
 
-from service.events.inbox import inbox_entry
-from service.events.players import Player, PlayerStore
+from service import games
+from service.games import Player
 
-from .auth import player
-from .games import BEARER, store
-from .problems import Blueprint, Problem, Text
+from .auth import bearer_token
+from .games import BEARER, claim
+from .problems import Blueprint, Text
 
 blp = Blueprint("players", __name__, description="Players, their keys and their inboxes")
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
-
-
-def players() -> PlayerStore:
-    return current_app.extensions["claim"].players
-
-
-def me() -> Player:
-    """The player whose key the request sends, or the unauthorized problem."""
-    holder = player()
-    if holder is None:
-        raise Problem("unauthorized", "send your player key as `Authorization: Bearer <key>`")
-    return holder
 
 
 class RegisterSchema(Schema):
@@ -133,7 +120,7 @@ def _profile(holder: Player) -> dict:
 @blp.response(201, RegisteredSchema)
 def register(args):
     """Register a player: answers its key and webhook secret, once."""
-    holder, key = players().register(**args)
+    holder, key = games.register(claim(), **args)
     return {**_profile(holder), "key": key, "webhook_secret": holder.webhook_secret}
 
 
@@ -142,7 +129,7 @@ def register(args):
 @blp.doc(security=BEARER)
 def profile():
     """Your name, email and webhook URL."""
-    return _profile(me())
+    return _profile(games.profile(claim(), bearer_token()))
 
 
 @blp.route("/me", methods=["PATCH"])
@@ -151,7 +138,7 @@ def profile():
 @blp.doc(security=BEARER)
 def update(args):
     """Change your name, email or webhook URL (null clears email and URL)."""
-    return _profile(players().update(me().id, **args))
+    return _profile(games.update(claim(), bearer_token(), **args))
 
 
 @blp.route("/me/key", methods=["POST"])
@@ -159,7 +146,7 @@ def update(args):
 @blp.doc(security=BEARER)
 def rotate_key():
     """A new player key; the old one stops working at once."""
-    return {"key": players().rotate_key(me().id)}
+    return {"key": games.rotate_key(claim(), bearer_token())}
 
 
 @blp.route("/me/games", methods=["GET"])
@@ -169,17 +156,10 @@ def rotate_key():
 def inbox(args):
     """Your games, newest first: whose turn, the deadline, the last thing that happened.
     `turn=mine` keeps the games waiting for you."""
-    holder = me()
-    entries = []
-    for game in store().load_many(players().games(holder.id)):  # one round trip
-        seat = next(n for n, seat in enumerate(game.seats) if seat.player == holder.id)
-        entry = inbox_entry(store(), game, seat)
-        if args.get("status", entry["status"]) == entry["status"] and (
-            args.get("turn") is None or entry["your_turn"]
-        ):
-            entries.append(entry)
     offset, limit = args["offset"], args["limit"]
-    return {"total": len(entries), "offset": offset, "games": entries[offset : offset + limit]}
+    mine = args.get("turn") == "mine"
+    found = games.inbox(claim(), bearer_token(), args.get("status"), mine, offset, limit)
+    return {"total": found.total, "offset": offset, "games": found.games}
 
 
 @blp.route("/me/deliveries", methods=["GET"])
@@ -187,4 +167,4 @@ def inbox(args):
 @blp.doc(security=BEARER)
 def deliveries():
     """The last 100 attempts to notify you, newest first: where, what came back."""
-    return {"deliveries": players().deliveries(me().id)}
+    return {"deliveries": games.deliveries(claim(), bearer_token())}

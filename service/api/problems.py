@@ -1,9 +1,10 @@
 """Every error as RFC 9457 `application/problem+json`, with a stable `type` per kind.
 
-The errors of the rules engine and the event store are mapped to problems here and
-nowhere else. A problem's `type` is `/problems/<kind>`; its `detail` never holds a
-secret or a card the caller may not see (the engine's reasons name only the caller's
-own cards, and only the acting seat's move can be rejected for them).
+The application's errors (`service.games.errors`) are mapped to problems by one table,
+`PROBLEMS`, here and nowhere else. A problem's `type` is `/problems/<kind>`; its
+`detail` never holds a secret or a card the caller may not see (the engine's reasons
+name only the caller's own cards, and only the acting seat's move can be rejected for
+them).
 """
 
 from __future__ import annotations
@@ -18,16 +19,7 @@ from marshmallow import Schema, ValidationError, fields
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
-from service.domain import ClaimError, GameOver, IllegalDecision, NotYourTurn
-from service.events import (
-    CorruptEvent,
-    RejectedEvent,
-    SeatUnavailable,
-    StaleVersion,
-    StoreUnavailable,
-    UnknownGame,
-    UnknownVersion,
-)
+from service import games
 
 MEDIA_TYPE = "application/problem+json"
 UNFIT = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")  # control characters, lone surrogates
@@ -85,6 +77,28 @@ KINDS = {
         Kind("store-unavailable", 503, "The game store is unavailable"),
     )
 }
+# The problem kind of each application error: the one table.
+PROBLEMS: dict[type[games.GameError], str] = {
+    games.InvalidRequest: "validation-error",
+    games.Unauthorized: "unauthorized",
+    games.WrongInvite: "wrong-invite",
+    games.NotYourTurn: "not-your-turn",
+    games.UnknownGame: "unknown-game",
+    games.UnknownStep: "unknown-step",
+    games.StaleVersion: "stale-version",
+    games.SeatUnavailable: "seat-unavailable",
+    games.GameNotStarted: "game-not-started",
+    games.GameOver: "game-over",
+    games.GameNotOver: "game-not-over",
+    games.IllegalMove: "illegal-move",
+    games.IdempotencyKeyReused: "idempotency-key-reused",
+    games.CorruptGame: "corrupt-game",
+    games.StoreUnavailable: "store-unavailable",
+}
+# Failures whose detail is for the log only: the client is told this instead.
+TOLD = {
+    games.StoreUnavailable: "the game store cannot be reached; try again",
+}
 # Werkzeug's HTTP errors that are not raised as a Problem, by status.
 HTTP_KINDS = {
     400: "validation-error",
@@ -137,30 +151,8 @@ def problem_of(error: Exception) -> Problem:
     """The problem that answers `error`."""
     if isinstance(error, Problem):
         return error
-    if isinstance(error, RejectedEvent):
-        return problem_of(error.error)
-    if isinstance(error, NotYourTurn):
-        return Problem("not-your-turn", str(error))
-    if isinstance(error, GameOver):
-        return Problem("game-over", str(error))
-    if isinstance(error, IllegalDecision):
-        return Problem("illegal-move", error.reason)
-    if isinstance(error, ClaimError):
-        return Problem("validation-error", str(error))
-    if isinstance(error, SeatUnavailable):
-        return Problem("seat-unavailable", str(error))
-    if isinstance(error, StaleVersion):
-        return Problem("stale-version", str(error), current_version=error.current)
-    if isinstance(error, UnknownGame):
-        return Problem("unknown-game", f"no game {error.game_id!r}")
-    if isinstance(error, UnknownVersion):
-        return Problem("unknown-step", str(error))
-    if isinstance(error, CorruptEvent):
-        log.error("%s", error)
-        return Problem("corrupt-game", f"game {error.game_id}: event {error.version} is corrupt")
-    if isinstance(error, StoreUnavailable):
-        log.error("%s", error)
-        return Problem("store-unavailable", "the game store cannot be reached; try again")
+    if isinstance(error, games.GameError):
+        return _application_problem(error)
     if isinstance(error, HTTPException) and error.code in HTTP_KINDS:
         messages = getattr(error, "data", {}).get("messages")
         if messages:
@@ -172,6 +164,18 @@ def problem_of(error: Exception) -> Problem:
         return Problem("validation-error", error.description or "")
     log.exception("unexpected error", exc_info=error)
     return Problem("internal-error", "the server failed; the error was logged")
+
+
+def _application_problem(error: games.GameError) -> Problem:
+    kind = PROBLEMS[type(error)]
+    if isinstance(error, games.Failed):
+        log.error("%s", error.__cause__ or error)  # what failed, for the operator
+    extensions = {}
+    if isinstance(error, games.StaleVersion):
+        extensions["current_version"] = error.current_version
+    if isinstance(error, games.InvalidRequest) and error.errors:
+        extensions["errors"] = error.errors
+    return Problem(kind, TOLD.get(type(error), error.detail), **extensions)
 
 
 def _flatten(messages: dict) -> dict:

@@ -1,4 +1,5 @@
-"""Rate limits per client address: a fixed window of requests, counted in Redis.
+"""Rate limits per client address: a fixed window of requests, counted in Redis
+(`service.games.count_request`).
 
 One Lua call counts the request and answers the count and the time left in the
 window, so the limit costs each request one round trip, `X-RateLimit-*` headers
@@ -16,21 +17,11 @@ import time
 from dataclasses import dataclass
 
 import limits
-import redis
 from flask import Flask, Response, g, request
-from redis.commands.core import Script
 
-from service.events import StoreUnavailable
+from service import games
 
 from .problems import Problem
-
-# KEYS: the counter.  ARGV: the window in ms.  Answers the count and the ms left.
-COUNT = """
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return {count, redis.call('PTTL', KEYS[1])}
-"""
-_count = Script(None, COUNT.encode())
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +42,7 @@ class Window:
         return self.count > self.limit
 
 
-def limit_requests(app: Flask, client: redis.Redis, key_prefix: str, limit: str) -> None:
+def limit_requests(app: Flask, claim: games.Claim, limit: str) -> None:
     """Count every request of `app` per client address against `limit` ("1200 per
     minute"), answering one over it with the rate-limited problem; every answer
     carries the client's `X-RateLimit-Limit`, `-Remaining` and `-Reset` (Unix time)."""
@@ -67,11 +58,7 @@ def limit_requests(app: Flask, client: redis.Redis, key_prefix: str, limit: str)
     def count() -> None:
         # Per address, not per token: tokens are not checked before the limit is, so
         # counting per token would let made-up tokens escape it.
-        key = f"{key_prefix}:address:{request.remote_addr}"
-        try:
-            counted, left_ms = _count(keys=[key], args=[window_ms], client=client)
-        except redis.exceptions.RedisError as error:
-            raise StoreUnavailable(f"Redis failed: {error}") from error
+        counted, left_ms = games.count_request(claim, request.remote_addr, window_ms)
         g.rate_window = window = Window(item.amount, counted, time.time() + left_ms / 1000)
         if window.exceeded:
             raise Problem("rate-limited", f"more than {item} from one address")

@@ -12,7 +12,7 @@ from flask import Response
 from marshmallow import Schema, fields
 
 from service.domain import Card, Observation, Result, RoundRecord, State, observe
-from service.events import OPEN, RUNNING, Game
+from service.games import OPEN, RUNNING, Game
 
 CARD = fields.String(metadata={"example": "GO3"})
 CARDS = fields.List(CARD)

@@ -42,9 +42,9 @@ from .errors import (
     UnknownCard,
 )
 from .observation import Observation, observe
-from .rules import apply, is_over, legal_decisions, new_game
+from .rules import apply, is_over, legal_decisions, new_game, playable
 from .scoring import Result, result
-from .state import Acquisition, Play, RoundRecord, Settings, State
+from .state import Acquisition, Play, RoundRecord, Settings, State, side_of
 
 __all__ = [
     "FACTION_CARDS",
@@ -77,7 +77,9 @@ __all__ = [
     "new_game",
     "observe",
     "parse_cards",
+    "playable",
     "random_factions",
     "result",
     "shuffled_deck",
+    "side_of",
 ]

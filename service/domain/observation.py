@@ -15,7 +15,7 @@ from .cards import Card, Faction
 from .decisions import Decision
 from .rules import legal_decisions
 from .scoring import Result, result
-from .state import PRIZE, Acquisition, Play, RoundRecord, State
+from .state import PRIZE, Acquisition, Play, RoundRecord, State, side_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,11 @@ class Observation:
     rounds: tuple[RoundRecord, ...]
     deck: tuple[Card, ...] | None  # the deck order, once the game is over
     result: Result | None  # once the game is over
+
+    @property
+    def side(self) -> int | None:
+        """The seat's side (its team with 4 players); None for a spectator."""
+        return None if self.seat is None else side_of(self.players, self.seat)
 
 
 def observe(state: State, seat: int | None = None) -> Observation:

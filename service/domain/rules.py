@@ -6,9 +6,10 @@ sections 3-6.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from operator import attrgetter
 
-from .cards import CODE_ORDER, DOPPELGANGERS, SEERS, Card
+from .cards import CODE_ORDER, DOPPELGANGERS, SEERS, Card, Faction
 from .decisions import PLAY, PLAY_DECISION, TAKE_DECISION, TAKE_DECK, Decision
 from .deck import check_deck
 from .errors import GameOver, IllegalDecision, NotYourTurn
@@ -78,11 +79,17 @@ def legal_decisions(state: State) -> tuple[Decision, ...]:
 
 
 def _playable(hand: tuple[Card, ...], trick: tuple[Play, ...]) -> tuple[Card, ...]:
-    """RULES.md 3 step 2, the follow rule: a player holding the led faction plays it
-    or a Doppelganger; when Doppelgangers are led, a player holding one plays one."""
-    if not trick:
+    return playable(hand, trick[0].card.faction if trick else None)
+
+
+def playable(hand: Sequence[Card], led: Faction | None) -> tuple[Card, ...]:
+    """The cards of `hand` that may be played after a lead of `led` (None: to lead,
+    any card). RULES.md 3 step 2, the follow rule: a player holding the led faction
+    plays it or a Doppelganger; when Doppelgangers are led, a player holding one plays
+    one."""
+    hand = tuple(hand)
+    if led is None:
         return hand
-    led = trick[0].card.faction
     if led is DOPPELGANGERS:
         return tuple(card for card in hand if card.faction is DOPPELGANGERS) or hand
     for card in hand:

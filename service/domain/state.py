@@ -49,7 +49,13 @@ class Settings:
         return tuple((seat,) for seat in range(check_players(self.players)))
 
     def side_of(self, seat: int) -> int:
-        return seat % 2 if self.players == 4 else seat
+        return side_of(self.players, seat)
+
+
+def side_of(players: int, seat: int) -> int:
+    """The side of `seat` (RULES.md 2): the seat itself, or its team (seats 0+2 are
+    side 0, seats 1+3 side 1) with 4 players."""
+    return seat % 2 if players == 4 else seat
 
 
 class Play(NamedTuple):

@@ -1,8 +1,10 @@
-"""Games as streams of immutable events in Redis, and the fold that gives their state.
+"""Games as streams of immutable events in Redis, the fold that gives their state, and
+the projections of the streams, each a module that owns its Redis keys. Nothing above
+this package builds a Redis key.
 
 >>> from service.domain import Settings, legal_decisions
 >>> from service.events import SeatSpec, DecisionMade
->>> # store = GameStore(connect())  # on REDIS_URL, else the embedded Redis
+>>> # store = GameStore(connect(config))  # on REDIS_URL, else the embedded Redis
 >>> game = store.create(
 ...     Settings(players=2, factions=("GO", "KN", "UN", "DO", "DW")),
 ...     seats=[SeatSpec("ai", "random"), SeatSpec("ai", "greedy")],
@@ -16,16 +18,20 @@
 1
 """
 
-from .connection import connect
+from .ai_turns import AiTurns
+from .connection import connect, embedded, redis_errors
 from .errors import (
     CorruptEvent,
+    GameNotStarted,
     InvalidEvent,
     RejectedEvent,
+    SeatRefusal,
     SeatUnavailable,
     StaleVersion,
     StoreError,
     StoreUnavailable,
     UnknownGame,
+    UnknownPlayer,
     UnknownVersion,
 )
 from .fold import (
@@ -43,7 +49,7 @@ from .fold import (
     apply_event,
     fold,
 )
-from .lobby import GameSummary, LobbyPage
+from .lobby import GameSummary, Lobby, LobbyPage
 from .model import (
     AI,
     AI_DECIDES,
@@ -67,16 +73,33 @@ from .model import (
     deck_commitment,
     policy_parts,
 )
-from .store import GameStore
+from .player_games import PlayerGames
+from .players import (
+    BLOCKED,
+    DELIVERED,
+    FAILED,
+    Delivery,
+    Player,
+    PlayerStore,
+    digest,
+    new_secret,
+)
+from .rematches import Rematches
+from .request_counts import RequestCounts
+from .store import Appended, GameStore, utc_now
+from .timers import Timers
 
 __all__ = [
     "ABORTED",
     "AI",
     "AI_DECIDES",
     "AI_LEVELS",
+    "BLOCKED",
     "COMPLETED",
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
+    "DELIVERED",
+    "FAILED",
     "FINISHED",
     "FORFEIT",
     "FORFEITED",
@@ -87,34 +110,52 @@ __all__ = [
     "STATUSES",
     "TAKEOVER",
     "TIMEOUT_POLICIES",
+    "AiTurns",
+    "Appended",
     "CorruptEvent",
     "DecisionMade",
+    "Delivery",
     "Ending",
     "Event",
     "Game",
     "GameAborted",
     "GameCreated",
+    "GameNotStarted",
     "GameResigned",
     "GameStore",
     "GameSummary",
     "InvalidEvent",
+    "Lobby",
     "LobbyPage",
+    "Player",
+    "PlayerGames",
+    "PlayerStore",
     "Recorded",
     "RejectedEvent",
+    "Rematches",
+    "RequestCounts",
     "Seat",
     "SeatJoined",
+    "SeatRefusal",
     "SeatReturned",
     "SeatSpec",
     "SeatUnavailable",
     "StaleVersion",
     "StoreError",
     "StoreUnavailable",
+    "Timers",
     "TurnTimedOut",
     "UnknownGame",
+    "UnknownPlayer",
     "UnknownVersion",
     "apply_event",
     "connect",
     "deck_commitment",
+    "digest",
+    "embedded",
     "fold",
+    "new_secret",
     "policy_parts",
+    "redis_errors",
+    "utc_now",
 ]

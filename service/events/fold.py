@@ -25,7 +25,7 @@ from service.domain import (
     result,
 )
 
-from .errors import RejectedEvent, SeatUnavailable
+from .errors import GameNotStarted, RejectedEvent, SeatRefusal, SeatUnavailable
 from .model import (
     AI,
     FORFEIT,
@@ -64,6 +64,7 @@ class Seat:
     name: str | None = None
     token_hash: str | None = None
     player: str | None = None
+    joined_at: datetime | None = None  # when the person took the seat
     takeover: str | None = None  # the level of the AI playing a person's seat meanwhile
 
     @property
@@ -166,8 +167,8 @@ def apply_event(game_id: str, game: Game | None, record: Recorded) -> Game:
     try:
         if game is None or isinstance(event, GameCreated):
             return _created(game_id, game, record)
-        changes = _changes(game, event)
-    except (IllegalDecision, SeatUnavailable) as error:
+        changes = _changes(game, record)
+    except (IllegalDecision, SeatRefusal) as error:
         raise RejectedEvent(game_id, record.version, error) from None
     return replace(game, version=record.version, updated_at=record.at, **changes)
 
@@ -187,10 +188,11 @@ def _created(game_id: str, game: Game | None, record: Recorded) -> Game:
     )
 
 
-def _changes(game: Game, event) -> dict:
-    """The fields of `game` that `event` changes."""
+def _changes(game: Game, record: Recorded) -> dict:
+    """The fields of `game` that the event of `record` changes."""
+    event = record.event
     if isinstance(event, SeatJoined):
-        return {"seats": _join(game, event)}
+        return {"seats": _join(game, event, record.at)}
     if isinstance(event, GameAborted):
         _check_not_over(game)
         return {"ending": Ending(ABORTED, None, ())}
@@ -228,7 +230,7 @@ def _taken_over(game: Game, seat: int) -> bool:
     return seat in range(len(game.seats)) and game.seats[seat].takeover is not None
 
 
-def _join(game: Game, event: SeatJoined) -> tuple[Seat, ...]:
+def _join(game: Game, event: SeatJoined, at: datetime) -> tuple[Seat, ...]:
     _check_not_over(game)
     if event.seat not in range(len(game.seats)):
         raise SeatUnavailable(f"there is no seat {event.seat}")
@@ -236,7 +238,12 @@ def _join(game: Game, event: SeatJoined) -> tuple[Seat, ...]:
     if seat.taken:
         raise SeatUnavailable(f"seat {event.seat} is taken")
     return _with_seat(
-        game, event.seat, name=event.name, token_hash=event.token_hash, player=event.player
+        game,
+        event.seat,
+        name=event.name,
+        token_hash=event.token_hash,
+        player=event.player,
+        joined_at=at,
     )
 
 
@@ -254,7 +261,7 @@ def _check_running(game: Game) -> None:
     _check_not_over(game)
     if game.open_seats:
         seats = ", ".join(map(str, game.open_seats))
-        raise IllegalDecision(f"the game has not started: seats {seats} are not taken")
+        raise GameNotStarted(f"the game has not started: seats {seats} are not taken")
 
 
 def _completed(state: State) -> Ending:

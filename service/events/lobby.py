@@ -1,9 +1,10 @@
 """The lobby: games listed by status (open, running, finished, aborted), newest first.
 
-A projection of the streams, updated after each append that changes a listing and
-rebuilt from the streams by `GameStore.rebuild_lobby`. Its keys share the hash tag
-`{lobby}`, so that one Lua script updates them together, and only with a version
-newer than the one they show: updates arriving out of order cannot go back in time.
+A projection of the streams, updated after each change that alters a listing
+(`service.games.changes`) and written again from the streams by `claim rebuild`. Its
+keys share the hash tag `{lobby}`, so that one Lua script updates them together, and
+only with a version newer than the one they show: updates arriving out of order
+cannot go back in time.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 import redis
 
+from .connection import redis_errors
 from .fold import STATUSES, Game
 
 # KEYS: summaries, versions, then one sorted set per status.
@@ -66,8 +68,10 @@ class LobbyPage:
 
 
 class Lobby:
+    """The lobby's keys, `<prefix>:{lobby}:*`."""
+
     def __init__(self, client: redis.Redis, prefix: str):
-        self.redis = client
+        self._redis = client
         self.summaries = f"{prefix}:{{lobby}}:games"
         self.versions = f"{prefix}:{{lobby}}:versions"
         self.listings = {status: f"{prefix}:{{lobby}}:{status}" for status in STATUSES}
@@ -79,16 +83,18 @@ class Lobby:
         keys = [self.summaries, self.versions, *self.listings.values()]
         status_key = 3 + STATUSES.index(game.status)
         score = game.created_at.timestamp()
-        self._project(keys=keys, args=[game.id, game.version, status_key, score, summary])
+        with redis_errors():
+            self._project(keys=keys, args=[game.id, game.version, status_key, score, summary])
 
     def page(self, status: str, offset: int = 0, limit: int = 20) -> LobbyPage:
         """Games with `status`, newest first, `limit` of them from `offset`."""
         listing = self.listings[status]
-        with self.redis.pipeline(transaction=True) as pipe:
+        with redis_errors(), self._redis.pipeline(transaction=True) as pipe:
             pipe.zcard(listing)
             pipe.zrevrange(listing, offset, offset + limit - 1)
             total, ids = pipe.execute()
-        summaries = self.redis.hmget(self.summaries, ids) if ids else []
+        with redis_errors():
+            summaries = self._redis.hmget(self.summaries, ids) if ids else []
         games = []
         for summary in summaries:
             if summary is not None:  # removed by a rebuild in between
@@ -102,6 +108,3 @@ class Lobby:
                     )
                 )
         return LobbyPage(total, tuple(games))
-
-    def clear(self) -> None:
-        self.redis.delete(self.summaries, self.versions, *self.listings.values())

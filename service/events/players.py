@@ -1,11 +1,11 @@
 """Registered players: a name, an optional email and webhook URL, a key stored hashed,
-and the games each has joined (the play-by-mail inbox).
+and the log of the notifications sent to them. (The games each has joined are a
+projection of the streams: `player_games.py`.)
 
 Keys: `<prefix>:player:<id>` (a hash), `<prefix>:player-keys` (key digest -> id),
-`<prefix>:player:<id>:games` (game id -> when joined), `<prefix>:player:<id>:deliveries`
-(the notifications sent, newest first, capped). The key is shown once, at registration
-or rotation; only its SHA-256 is kept. The webhook secret signs the notifications sent
-to the player's URL, so it is kept as it is.
+`<prefix>:player:<id>:deliveries` (the notifications sent, newest first, capped). The
+key is shown once, at registration or rotation; only its SHA-256 is kept. The webhook
+secret signs the notifications sent to the player's URL, so it is kept as it is.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from datetime import datetime
 
 import redis
 
-from .store import _redis_errors, utc_now
+from .connection import redis_errors
+from .errors import UnknownPlayer
+from .store import utc_now
 
 
 def digest(secret: str) -> str:
@@ -67,21 +69,17 @@ class Delivery:
     at: datetime
 
 
-class UnknownPlayer(Exception):
-    """No player has this key or id."""
-
-
 class PlayerStore:
     """Players in Redis, next to the games of a `GameStore` with the same prefix."""
 
-    def __init__(self, client: redis.Redis, prefix: str = "claim", clock=utc_now):
-        self.redis = client
-        self.prefix = prefix
-        self.clock = clock
-        self.keys = f"{prefix}:player-keys"
+    def __init__(self, client: redis.Redis, prefix: str, clock=utc_now):
+        self._redis = client
+        self._prefix = prefix
+        self._clock = clock
+        self._keys = f"{prefix}:player-keys"
 
     def _key(self, player_id: str, *suffix: str) -> str:
-        return ":".join((f"{self.prefix}:player:{player_id}", *suffix))
+        return ":".join((f"{self._prefix}:player:{player_id}", *suffix))
 
     def register(
         self, name: str, email: str | None = None, webhook_url: str | None = None
@@ -93,7 +91,7 @@ class PlayerStore:
             email=email,
             webhook_url=webhook_url,
             webhook_secret=new_secret(),
-            created_at=self.clock(),
+            created_at=self._clock(),
         )
         key = new_secret()
         fields = {
@@ -104,15 +102,15 @@ class PlayerStore:
             "key_hash": digest(key),
             "created_at": player.created_at.isoformat(),
         }
-        with _redis_errors(), self.redis.pipeline(transaction=True) as pipe:
+        with redis_errors(), self._redis.pipeline(transaction=True) as pipe:
             pipe.hset(self._key(player.id), mapping=fields)
-            pipe.hset(self.keys, digest(key), player.id)
+            pipe.hset(self._keys, digest(key), player.id)
             pipe.execute()
         return player, key
 
     def get(self, player_id: str) -> Player:
-        with _redis_errors():
-            fields = self.redis.hgetall(self._key(player_id))
+        with redis_errors():
+            fields = self._redis.hgetall(self._key(player_id))
         if not fields:
             raise UnknownPlayer(player_id)
         fields = {name.decode(): value.decode() for name, value in fields.items()}
@@ -128,9 +126,9 @@ class PlayerStore:
     def by_key(self, key: str) -> Player | None:
         """The player whose key this is, or None."""
         hashed = digest(key)
-        with _redis_errors():
-            player_id = self.redis.hget(self.keys, hashed)
-            stored = player_id and self.redis.hget(self._key(player_id.decode()), "key_hash")
+        with redis_errors():
+            player_id = self._redis.hget(self._keys, hashed)
+            stored = player_id and self._redis.hget(self._key(player_id.decode()), "key_hash")
         if not stored or not hmac.compare_digest(stored.decode(), hashed):
             return None
         return self.get(player_id.decode())
@@ -139,48 +137,37 @@ class PlayerStore:
         """Change name, email or webhook URL (None clears email and URL)."""
         fields = {name: value or "" for name, value in changes.items()}
         if fields:
-            with _redis_errors():
-                self.redis.hset(self._key(player_id), mapping=fields)
+            with redis_errors():
+                self._redis.hset(self._key(player_id), mapping=fields)
         return self.get(player_id)
 
     def rotate_key(self, player_id: str) -> str:
         """A new key for the player; the old one opens nothing any more."""
         key = new_secret()
-        with _redis_errors():
-            old = self.redis.hget(self._key(player_id), "key_hash")
-            with self.redis.pipeline(transaction=True) as pipe:
+        with redis_errors():
+            old = self._redis.hget(self._key(player_id), "key_hash")
+            with self._redis.pipeline(transaction=True) as pipe:
                 if old:
-                    pipe.hdel(self.keys, old)
-                pipe.hset(self.keys, digest(key), player_id)
+                    pipe.hdel(self._keys, old)
+                pipe.hset(self._keys, digest(key), player_id)
                 pipe.hset(self._key(player_id), "key_hash", digest(key))
                 pipe.execute()
         return key
-
-    def add_game(self, player_id: str, game_id: str, at: datetime) -> None:
-        with _redis_errors():
-            self.redis.zadd(self._key(player_id, "games"), {game_id: at.timestamp()})
-
-    def games(self, player_id: str) -> list[str]:
-        """The ids of the player's games, newest first."""
-        with _redis_errors():
-            return [
-                raw.decode() for raw in self.redis.zrevrange(self._key(player_id, "games"), 0, -1)
-            ]
 
     def log_delivery(self, player_id: str, delivery: Delivery) -> None:
         """Add an attempt to the player's delivery log, dropping the oldest beyond
         DELIVERY_LOG_LENGTH."""
         entry = json.dumps({**asdict(delivery), "at": delivery.at.isoformat()})
         key = self._key(player_id, "deliveries")
-        with _redis_errors(), self.redis.pipeline(transaction=True) as pipe:
+        with redis_errors(), self._redis.pipeline(transaction=True) as pipe:
             pipe.lpush(key, entry)
             pipe.ltrim(key, 0, DELIVERY_LOG_LENGTH - 1)
             pipe.execute()
 
     def deliveries(self, player_id: str) -> list[Delivery]:
         """The player's delivery log, newest first."""
-        with _redis_errors():
-            raw = self.redis.lrange(self._key(player_id, "deliveries"), 0, -1)
+        with redis_errors():
+            raw = self._redis.lrange(self._key(player_id, "deliveries"), 0, -1)
         return [_delivery(json.loads(entry)) for entry in raw]
 
 

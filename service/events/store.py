@@ -19,7 +19,6 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from random import SystemRandom
 from typing import NamedTuple
@@ -30,17 +29,16 @@ from marshmallow import ValidationError
 from service.domain import Card, Settings, check_deck, shuffled_deck
 
 from .codec import decode, encode
+from .connection import redis_errors
 from .errors import (
     CorruptEvent,
     InvalidEvent,
     RejectedEvent,
     StaleVersion,
-    StoreUnavailable,
     UnknownGame,
     UnknownVersion,
 )
 from .fold import Game, fold
-from .lobby import Lobby, LobbyPage
 from .model import (
     DEFAULT_JOIN_TIME_LIMIT,
     DEFAULT_TIMEOUT_POLICY,
@@ -84,14 +82,6 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-@contextmanager
-def _redis_errors() -> Iterator[None]:
-    try:
-        yield
-    except redis.exceptions.RedisError as error:
-        raise StoreUnavailable(f"Redis failed: {error}") from error
-
-
 class Appended(NamedTuple):
     version: int  # the version the append ended at
     written: bool  # False: the events' ids were appended before, and nothing was written
@@ -100,20 +90,21 @@ class Appended(NamedTuple):
 class GameStore:
     """Games as streams of events in Redis, and their fold.
 
-    `prefix` starts every key (tests use one each); `clock` stamps events.
+    `prefix` starts every key (tests use one each); `clock` stamps events. What
+    follows an append (the projections, the jobs) is the application's
+    (`service.games.changes`), not the store's.
     """
 
     def __init__(
         self,
         client: redis.Redis,
-        prefix: str = "claim",
+        prefix: str,
         clock: Callable[[], datetime] = utc_now,
         cache_size: int = 1024,
     ):
-        self.redis = client
-        self.prefix = prefix
-        self.clock = clock
-        self.lobby = Lobby(client, prefix)
+        self._redis = client
+        self._prefix = prefix
+        self._clock = clock
         self._append = client.register_script(APPEND)
         # Folded games by id. A game at a given version never changes (streams are
         # append-only), so a cached fold is never stale, only perhaps behind.
@@ -121,8 +112,13 @@ class GameStore:
         self._cache_size = cache_size
         self._lock = threading.Lock()
 
-    def key(self, game_id: str, name: str) -> str:
-        return f"{self.prefix}:game:{{{game_id}}}:{name}"
+    def _key(self, game_id: str, name: str) -> str:
+        return f"{self._prefix}:game:{{{game_id}}}:{name}"
+
+    def ping(self) -> None:
+        """Raise StoreUnavailable unless Redis answers."""
+        with redis_errors():
+            self._redis.ping()
 
     def create(
         self,
@@ -194,7 +190,7 @@ class GameStore:
         ids = [uuid.uuid4() for _ in events] if ids is None else list(ids)
         if not events or len(ids) != len(events):
             raise ValueError("append at least one event, with one id per event")
-        at = self.clock()
+        at = self._clock()
         records = [
             Recorded(expected_version + n, event_id, at, event)
             for n, (event_id, event) in enumerate(zip(ids, events, strict=True), start=1)
@@ -214,35 +210,25 @@ class GameStore:
             if (version := self._seen(game_id, ids, expected_version)) is not None:
                 return Appended(version, written=False)
             raise error from None
-        with _redis_errors():
+        with redis_errors():
             reply = self._append(
-                keys=[self.key(game_id, "events"), self.key(game_id, "ids")], args=argv
+                keys=[self._key(game_id, "events"), self._key(game_id, "ids")], args=argv
             )
         outcome, version = _text(reply[0]), int(reply[1])
         if outcome == "unknown":
             raise UnknownGame(game_id)
         if outcome == "stale":
             raise StaleVersion(game_id, expected_version, version)
-        if outcome == "seen":
-            after = self.load(game_id)  # project again: the first append may not have
-        else:
+        if outcome != "seen":
             self._remember(after)
-        if (
-            outcome == "seen"
-            or before is None
-            or before.status != after.status
-            or before.seats != after.seats
-        ):
-            with _redis_errors():
-                self.lobby.project(after)
         return Appended(version, written=outcome != "seen")
 
     def _seen(self, game_id: str, ids: Sequence[uuid.UUID], expected_version: int) -> int | None:
         """The version an earlier append of one of `ids` ended at, if there was one;
         raises StaleVersion if the game is not at `expected_version`."""
-        with _redis_errors(), self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(self.key(game_id, "ids"), [str(event_id) for event_id in ids])
-            pipe.xlen(self.key(game_id, "events"))
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(self._key(game_id, "ids"), [str(event_id) for event_id in ids])
+            pipe.xlen(self._key(game_id, "events"))
             seen, current = pipe.execute()
         for version in seen:
             if version is not None:
@@ -256,8 +242,8 @@ class GameStore:
     def version(self, game_id: str) -> int:
         """The game's current version: the number of its events."""
         _check_id(game_id)
-        with _redis_errors():
-            version = self.redis.xlen(self.key(game_id, "events"))
+        with redis_errors():
+            version = self._redis.xlen(self._key(game_id, "events"))
         if version == 0:
             raise UnknownGame(game_id)
         return version
@@ -270,12 +256,12 @@ class GameStore:
         `known`: the game is known to exist, so no events is no error (one round trip
         fewer)."""
         _check_id(game_id)
-        key = self.key(game_id, "events")
-        with _redis_errors():
-            entries = self.redis.xrange(
+        key = self._key(game_id, "events")
+        with redis_errors():
+            entries = self._redis.xrange(
                 key, f"{after + 1}-0", "+" if until is None else f"{until}-0"
             )
-            if not entries and not known and not self.redis.exists(key):
+            if not entries and not known and not self._redis.exists(key):
                 raise UnknownGame(game_id)
         return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
 
@@ -285,13 +271,13 @@ class GameStore:
         records = self.read(game_id, after)
         if records or timeout <= 0:
             return records
-        key = self.key(game_id, "events")
+        key = self._key(game_id, "events")
         deadline = time.monotonic() + timeout
         entries = []
-        with _redis_errors():
+        with redis_errors():
             while not entries and (left := deadline - time.monotonic()) > 0:
                 block = max(1, round(min(left, WAIT_SLICE) * 1000))
-                reply = self.redis.xread({key: f"{after}-0"}, block=block)
+                reply = self._redis.xread({key: f"{after}-0"}, block=block)
                 entries = reply[0][1] if reply else []
         return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
 
@@ -332,10 +318,10 @@ class GameStore:
             _check_id(game_id)
         with self._lock:
             cached = [self._cache.get(game_id) for game_id in game_ids]
-        with _redis_errors(), self.redis.pipeline(transaction=False) as pipe:
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for game_id, game in zip(game_ids, cached, strict=True):
                 after = 0 if game is None else game.version
-                pipe.xrange(self.key(game_id, "events"), f"{after + 1}-0", "+")
+                pipe.xrange(self._key(game_id, "events"), f"{after + 1}-0", "+")
             replies = pipe.execute()
         games = []
         for game_id, game, entries in zip(game_ids, cached, replies, strict=True):
@@ -371,25 +357,10 @@ class GameStore:
 
     def game_ids(self) -> Iterator[str]:
         """Every game's id, in no particular order."""
-        pattern = self.key("*", "events")  # braces are plain characters in a match
-        with _redis_errors():
-            for key in self.redis.scan_iter(match=pattern, count=1000, _type="stream"):
+        pattern = self._key("*", "events")  # braces are plain characters in a match
+        with redis_errors():
+            for key in self._redis.scan_iter(match=pattern, count=1000, _type="stream"):
                 yield _text(key).split("{", 1)[1].split("}", 1)[0]
-
-    def listing(self, status: str, offset: int = 0, limit: int = 20) -> LobbyPage:
-        """The lobby: games with `status` (open, running, finished, aborted), newest first."""
-        with _redis_errors():
-            return self.lobby.page(status, offset, limit)
-
-    def rebuild_lobby(self) -> int:
-        """Rebuild the lobby from the streams; answer the number of games."""
-        with _redis_errors():
-            self.lobby.clear()
-            count = 0
-            for game_id in self.game_ids():
-                self.lobby.project(self.load(game_id))
-                count += 1
-        return count
 
 
 def _text(value: bytes | str) -> str:

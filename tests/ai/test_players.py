@@ -39,9 +39,12 @@ def observations(games: int, seed: int):
         yield observe(state, state.to_act)
 
 
+PLAYERS = {"random": ai.random_player, "greedy": ai.greedy, "expert": ai.Expert(steps=60)}
+
+
 @pytest.mark.parametrize("level", ["random", "greedy"])
 def test_a_player_returns_only_legal_decisions(level):
-    decide = ai.player(level)
+    decide = PLAYERS[level]
     rng = random.Random(level)
     seen = 0
     for view in observations(games=45, seed=1):
@@ -52,7 +55,7 @@ def test_a_player_returns_only_legal_decisions(level):
 
 def test_the_expert_returns_only_legal_decisions():
     """On a small budget over many observations, and its default on a few."""
-    small, default = ai.Expert(steps=60, endgame_positions=300), ai.player("expert")
+    small, default = ai.Expert(steps=60, endgame_positions=300), ai.Expert()
     rng = random.Random(3)
     for number, view in enumerate(observations(games=3, seed=2)):
         assert small(view, rng) in view.legal
@@ -71,11 +74,11 @@ def hide_differently(state, seat):
     return state._replace(hands=tuple(map(tuple, hands)), draw_pile=tuple(draw_pile))
 
 
-@pytest.mark.parametrize("level", ai.LEVELS)
+@pytest.mark.parametrize("level", PLAYERS)
 def test_a_player_decides_alike_whatever_the_hidden_cards_are(level):
     """A player gets the seat's observation and nothing else: changing what the seat
     cannot see changes neither its input nor its decision."""
-    decide = ai.player(level) if level != "expert" else ai.Expert(steps=60)
+    decide = PLAYERS[level]
     compared = 0
     for number, state in enumerate(random_states(games=4, seed=4)):
         if number % 7:
@@ -143,11 +146,6 @@ def test_the_endgame_solver_agrees_with_plain_search(hands):
 def test_the_endgame_solver_gives_up_over_its_budget():
     state = last_rounds({0: "GN1 GI5 DR3", 1: "TR2 SE9 GN3"})
     assert solve(state, state.to_act, budget=1) is None
-
-
-def test_an_unknown_level_is_refused():
-    with pytest.raises(ValueError, match="unknown AI level 'grandmaster'"):
-        ai.player("grandmaster")
 
 
 @pytest.mark.parametrize("rivals", [1, 4])

@@ -1,15 +1,22 @@
 """The API app on the test's Redis and key prefix, rate limits off unless a test sets
-them, and no jobs scheduled (tests/workers test those)."""
+them, and no jobs enqueued (tests/workers run workers)."""
 
 import pytest
 
 from service.api import create_app
+from service.config import Config
+from service.games import Claim
 
 
 @pytest.fixture
-def app(redis_client, prefix):
-    config = {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "", "JOBS": False}
-    return create_app(config)
+def claim(redis_client, prefix) -> Claim:
+    config = Config(prefix=prefix, rate_limit="")
+    return Claim.connect(config, client=redis_client, jobs=False)
+
+
+@pytest.fixture
+def app(claim):
+    return create_app(claim=claim)
 
 
 @pytest.fixture
@@ -18,5 +25,5 @@ def client(app):
 
 
 @pytest.fixture
-def store(app):
-    return app.extensions["claim"].store
+def store(claim):
+    return claim.store

@@ -5,12 +5,21 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from service.api.auth import digest
+from service.api import create_app
+from service.config import Config
 from service.domain import Settings, shuffled_deck
-from service.events import HUMAN, SeatSpec
+from service.events import HUMAN, SeatSpec, digest
+from service.games import Claim
 from tests.events.factories import FACTIONS
 
 INVITE = "invite-for-tests"
+
+
+def an_app(redis_client, prefix: str, **settings):
+    """An API app on the test's Redis and prefix with these settings (no rate limit
+    unless they set one), enqueuing no job."""
+    config = Config(prefix=prefix, **{"rate_limit": "", **settings})
+    return create_app(claim=Claim.connect(config, client=redis_client, jobs=False))
 
 
 @dataclass

@@ -7,11 +7,11 @@ from datetime import datetime, timedelta
 import pytest
 
 from service.api import create_app
-from service.api.auth import digest
 from service.domain import Settings, apply, legal_decisions, new_game, result
-from service.events import TurnTimedOut
-from tests.api.factories import Table, a_deck, a_table, a_table_with_deck, created
-from tests.events.factories import FACTIONS, RoundTrips
+from service.events import TurnTimedOut, digest
+from service.games import Claim
+from tests.api.factories import Table, a_deck, a_table, a_table_with_deck, an_app, created
+from tests.events.factories import FACTIONS, RoundTrips, stream_key
 
 PROBLEM = "application/problem+json"
 
@@ -38,14 +38,14 @@ def test_creating_a_game_answers_its_id_version_commitment_and_one_invite_per_hu
     assert len({invite["invite"] for invite in body["invites"]}) == 2
 
 
-def test_invites_are_stored_hashed_only(client, store):
+def test_invites_are_stored_hashed_only(client, store, redis_client, prefix):
     body = created(client)
     game = store.load(body["game_id"])
     for invite in body["invites"]:
         assert game.seats[invite["seat"]].invite_hash == digest(invite["invite"])
     raw = b"".join(
         value
-        for _, fields in store.redis.xrange(store.key(game.id, "events"))
+        for _, fields in redis_client.xrange(stream_key(prefix, game.id))
         for value in fields.values()
     )
     assert not any(invite["invite"].encode() in raw for invite in body["invites"])
@@ -100,9 +100,9 @@ def test_a_request_that_does_not_fit_the_schema_is_a_validation_error(client, bo
         {"players": 2, "first_leader": 2},
     ],
 )
-def test_settings_the_rules_refuse_are_a_validation_error(client, store, body):
+def test_settings_the_rules_refuse_are_a_validation_error(client, store, body, claim):
     problem(client.post("/games", json=body), "validation-error", 400)
-    assert store.listing("open").total == 0
+    assert claim.lobby.page("open").total == 0
 
 
 def test_a_body_that_is_not_json_is_a_validation_error(client):
@@ -356,10 +356,12 @@ def test_a_stale_version_is_a_conflict_carrying_the_current_version(client, stor
     assert store.version(table.game_id) == 4
 
 
-def test_moves_through_two_api_processes_behind_each_other_land_in_turn(client, app):
+def test_moves_through_two_api_processes_behind_each_other_land_in_turn(
+    client, app, redis_client, claim
+):
     """Each process moves from the game as it last saw it: a move at the version the
     other process reached is made, and one at a version it moved past is stale."""
-    other = create_app({**app.config, "REDIS": app.extensions["claim"].store.redis})
+    other = create_app(claim=Claim.connect(claim.config, client=redis_client, jobs=False))
     table = a_table(client)
     tables = [table, Table(other.test_client(), table.game_id, table.tokens)]
     for mover in tables:
@@ -380,9 +382,8 @@ def test_a_move_costs_two_round_trips_to_redis_the_rate_limit_and_the_append(
 ):
     """The seats of a game this process has seen need no reading again, and the
     append checks the version: nothing else is asked of Redis (what the hooks ask:
-    tests/workers/test_changes.py)."""
-    limited = {"CLAIM_RATE_LIMIT": "100 per minute", "JOBS": False}
-    client = create_app({"REDIS": redis_client, "CLAIM_PREFIX": prefix, **limited}).test_client()
+    tests/games/test_changes.py)."""
+    client = an_app(redis_client, prefix, rate_limit="100 per minute").test_client()
     table = a_table(client)
     move = table.view(0)["you"]["legal"][0]
     round_trips = RoundTrips(redis_client, monkeypatch)

@@ -4,9 +4,9 @@ import hashlib
 import random
 
 from service.domain import Decision, Settings, apply, legal_decisions, new_game, result
-from tests.api.factories import a_deck, a_table, a_table_with_deck
+from tests.api.factories import a_deck, a_table, a_table_with_deck, an_app
 from tests.api.test_games import problem
-from tests.events.factories import FACTIONS
+from tests.events.factories import FACTIONS, stream_key
 
 
 def _played(client, store, players=2, seed=1, moves=None):
@@ -151,16 +151,18 @@ def test_the_audit_reveals_the_deck_checks_the_commitment_and_recomputes_the_res
     assert audit["score_piles"] == [[c.code for c in pile] for pile in state.score_piles]
 
 
-def test_the_audit_finds_a_salt_that_does_not_match_the_commitment(client, store):
+def test_the_audit_finds_a_salt_that_does_not_match_the_commitment(
+    client, store, redis_client, prefix
+):
     table, _ = _played(client, store)
-    key = store.key(table.game_id, "events")
-    entries = store.redis.xrange(key)
+    key = stream_key(prefix, table.game_id)
+    entries = redis_client.xrange(key)
     first_id, first = entries[0]
     forged = {**first, b"data": first[b"data"].replace(b'"salt":"', b'"salt":"00', 1)}
-    store.redis.delete(key)
+    redis_client.delete(key)
     for entry_id, fields in [(first_id, forged), *entries[1:]]:
-        store.redis.xadd(key, fields, id=entry_id)
-    store._cache.clear()
+        redis_client.xadd(key, fields, id=entry_id)
+    client = an_app(redis_client, prefix).test_client()  # no cached fold
     audit = client.get(f"/games/{table.game_id}/audit").json
     assert audit["commitment_verified"] is False
     assert audit["result_verified"] is True

@@ -25,7 +25,6 @@ from itertools import combinations
 
 import pytest
 
-from service.api.auth import digest
 from service.domain import (
     Card,
     Decision,
@@ -41,7 +40,7 @@ from service.domain import (
 )
 from service.domain.cards import SEERS
 from service.domain.state import PRIZE, RoundRecord
-from service.events import HUMAN, DecisionMade, SeatSpec
+from service.events import HUMAN, DecisionMade, SeatSpec, digest
 from tests.api.factories import INVITE, Table
 
 GAMES = [

@@ -2,7 +2,7 @@
 
 import pytest
 
-from service.api.auth import digest
+from service.events import digest
 from tests.api.factories import created
 from tests.api.test_games import problem
 
@@ -26,17 +26,17 @@ def join(client, game: dict, seat: int, key: str | None = None, name: str | None
 
 
 def test_registering_answers_a_key_and_a_webhook_secret_once_and_keeps_the_key_hashed(
-    client, store
+    client, store, redis_client, prefix
 ):
     player = register(client, email="ann@example.org", webhook_url="https://hooks.example.org/ann")
     assert (player["name"], player["email"]) == ("Ann", "ann@example.org")
     assert len(player["key"]) == 43 and len(player["webhook_secret"]) == 43
     stored = b"".join(
         value
-        for key in store.redis.scan_iter(match=f"{store.prefix}:player*")
+        for key in redis_client.scan_iter(match=f"{prefix}:player*")
         for value in (
-            store.redis.hvals(key) + store.redis.hkeys(key)
-            if store.redis.type(key) == b"hash"
+            redis_client.hvals(key) + redis_client.hkeys(key)
+            if redis_client.type(key) == b"hash"
             else []
         )
     )

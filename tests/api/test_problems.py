@@ -6,9 +6,9 @@ import time
 import pytest
 import redis
 
-from service.api import create_app
 from service.api.problems import KINDS
-from tests.api.factories import a_table, created
+from service.games import changes
+from tests.api.factories import a_table, an_app, created
 from tests.api.test_games import problem
 
 
@@ -33,16 +33,14 @@ def test_an_unknown_path_and_a_wrong_method_are_problems(client):
     problem(client.delete("/games"), "method-not-allowed", 405)
 
 
-def test_a_body_above_the_size_limit_is_refused(client, store):
+def test_a_body_above_the_size_limit_is_refused(client, store, claim):
     response = client.post("/games", json={"players": 2, "padding": "x" * 100_000})
     problem(response, "payload-too-large", 413)
-    assert store.listing("open").total == 0
+    assert claim.lobby.page("open").total == 0
 
 
 def test_too_many_requests_from_one_client_are_rate_limited(redis_client, prefix):
-    app = create_app(
-        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "3/minute"}
-    )
+    app = an_app(redis_client, prefix, rate_limit="3/minute")
     client = app.test_client()
     statuses = [client.get("/healthz").status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
@@ -55,9 +53,7 @@ def test_too_many_requests_from_one_client_are_rate_limited(redis_client, prefix
 def test_every_answer_tells_the_rate_limit_what_is_left_and_when_the_window_ends(
     redis_client, prefix
 ):
-    app = create_app(
-        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "2 per minute"}
-    )
+    app = an_app(redis_client, prefix, rate_limit="2 per minute")
     client = app.test_client()
     before = time.time()
     answers = [client.get("/healthz"), client.get("/nowhere"), client.get("/healthz")]
@@ -76,13 +72,11 @@ def test_a_rate_limit_that_cannot_be_read_stops_the_app_from_starting(redis_clie
     with pytest.raises(
         ValueError, match=f"one rate limit such as '1200 per minute', not '{limit}'"
     ):
-        create_app({"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": limit})
+        an_app(redis_client, prefix, rate_limit=limit)
 
 
 def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
-    app = create_app(
-        {"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": "3/minute"}
-    )
+    app = an_app(redis_client, prefix, rate_limit="3/minute")
     client = app.test_client()
     statuses = [
         client.get("/healthz", headers={"Authorization": f"Bearer made-up-{n}"}).status_code
@@ -94,19 +88,19 @@ def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
 @pytest.mark.parametrize("rate_limit", ["", "100 per minute"])
 def test_redis_unreachable_is_a_503_problem(prefix, rate_limit):
     down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
-    client = create_app(
-        {"REDIS": down, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": rate_limit}
-    ).test_client()
+    client = an_app(down, prefix, rate_limit=rate_limit).test_client()
     problem(client.get("/healthz"), "store-unavailable", 503)
     problem(client.get("/games/0123456789abcdef"), "store-unavailable", 503)
     problem(client.post("/games", json={"players": 2}), "store-unavailable", 503)
 
 
-def test_an_unexpected_failure_is_a_500_that_shows_nothing_of_it(app, client, monkeypatch, caplog):
+def test_an_unexpected_failure_is_a_500_that_shows_nothing_of_it(
+    app, client, monkeypatch, caplog, claim
+):
     def broken(*args, **kwargs):
         raise RuntimeError("secret internals GO3")
 
-    monkeypatch.setattr(app.extensions["claim"].store, "listing", broken)
+    monkeypatch.setattr(app.extensions["claim"].lobby, "page", broken)
     with caplog.at_level(logging.ERROR):
         body = problem(client.get("/games"), "internal-error", 500)
     assert "GO3" not in str(body) and "secret" not in str(body)
@@ -151,13 +145,13 @@ def test_a_name_with_control_characters_or_lone_surrogates_is_refused(client, na
     assert joined.status_code == 201  # the seat is still free
 
 
-def test_a_join_answers_its_token_even_when_scheduling_after_it_fails(app, client, caplog):
-    def broken(game):
+def test_a_join_answers_its_token_even_when_what_follows_it_fails(app, client, caplog, monkeypatch):
+    def broken(*args):
         raise ConnectionError("the queue is down")
 
-    app.extensions["claim"].hooks.append(broken)
+    monkeypatch.setattr(changes, "FOLLOWS", (*changes.FOLLOWS, broken))
     with caplog.at_level(logging.ERROR):
         table = a_table(client)  # every join answered 201 with a token
     assert table.view(0)["status"] == "running"
-    assert "scheduling after version" in caplog.text
+    assert "what follows version" in caplog.text
     assert all(token not in caplog.text for token in table.tokens.values())

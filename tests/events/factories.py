@@ -24,6 +24,16 @@ START = datetime(2026, 1, 1, tzinfo=UTC)
 TOKEN_HASH = "ab" * 32
 
 
+def stream_key(prefix: str, game_id: str) -> str:
+    """The Redis key of a game's stream, as `service/events/store.py` documents it."""
+    return f"{prefix}:game:{{{game_id}}}:events"
+
+
+def ids_key(prefix: str, game_id: str) -> str:
+    """The Redis key of a game's event ids, as `service/events/store.py` documents it."""
+    return f"{prefix}:game:{{{game_id}}}:ids"
+
+
 def seats(*kinds: str) -> list[SeatSpec]:
     """Seats by kind: "human", or an AI level such as "random"."""
     return [SeatSpec(HUMAN) if kind == HUMAN else SeatSpec(AI, kind) for kind in kinds]

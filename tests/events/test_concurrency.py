@@ -9,15 +9,16 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 import pytest
 import redis
 
 from service.events import DecisionMade, Game, GameStore, StaleVersion, fold
-from tests.events.factories import a_move, new_game
+from tests.events.factories import a_move, ids_key, new_game, stream_key
 
 WRITERS = 16
 BARRIER_TIMEOUT = 60  # seconds; only a hung writer ever waits this long
@@ -71,8 +72,14 @@ def _run_writers(writer: Callable[[int], list[Attempt]], barrier: threading.Barr
         return [attempt for attempts in pool.map(guarded, range(WRITERS)) for attempt in attempts]
 
 
-def _own_store(redis_url: str, prefix: str) -> GameStore:
-    return GameStore(redis.Redis.from_url(redis_url), prefix)
+@contextmanager
+def _own_store(redis_url: str, prefix: str, **options) -> Iterator[GameStore]:
+    """A store on a client of its own, closed after the block."""
+    client = redis.Redis.from_url(redis_url, **options)
+    try:
+        yield GameStore(client, prefix)
+    finally:
+        client.close()
 
 
 def _race_in_rounds(
@@ -86,9 +93,8 @@ def _race_in_rounds(
     barrier = threading.Barrier(WRITERS, timeout=BARRIER_TIMEOUT)
 
     def writer(number: int) -> list[Attempt]:
-        store = _own_store(redis_url, prefix)
         attempts = []
-        try:
+        with _own_store(redis_url, prefix) as store:
             while True:
                 barrier.wait()  # the last round's appends are all done
                 game = store.load(game_id)
@@ -98,13 +104,11 @@ def _race_in_rounds(
                 attempts.append(attempt)
                 barrier.wait()  # every writer read the same version: now race
                 _send(store, game_id, attempt)
-        finally:
-            store.redis.close()
 
     return _run_writers(writer, barrier)
 
 
-def _check_the_stream_holds_exactly_the_accepted(store, game_id, attempts) -> None:
+def _check_the_stream_holds_exactly_the_accepted(redis_client, prefix, game_id, attempts):
     """The stream has versions 1..N, one per accepted append, each once, with its id
     and event, and nothing else; the game folds the same from a fresh store."""
     assert [attempt.error for attempt in attempts if attempt.error] == []
@@ -113,7 +117,8 @@ def _check_the_stream_holds_exactly_the_accepted(store, game_id, attempts) -> No
     assert len(accepted) + len(conflicts) == len(attempts)
     written = {attempt.event_id: attempt for attempt in accepted}  # one per id
 
-    entries = store.redis.xrange(store.key(game_id, "events"))
+    store = GameStore(redis_client, prefix)  # no cached fold
+    entries = redis_client.xrange(stream_key(prefix, game_id))
     last = len(entries)
     assert [entry_id for entry_id, _ in entries] == [f"{v}-0".encode() for v in range(1, last + 1)]
     assert sorted(attempt.version for attempt in written.values()) == list(range(2, last + 1))
@@ -124,7 +129,7 @@ def _check_the_stream_holds_exactly_the_accepted(store, game_id, attempts) -> No
         assert (record.version, record.event) == (attempt.version, attempt.event)
     ids = {
         uuid.UUID(event_id.decode()): int(version)
-        for event_id, version in store.redis.hgetall(store.key(game_id, "ids")).items()
+        for event_id, version in redis_client.hgetall(ids_key(prefix, game_id)).items()
     }
     assert ids == {record.id: record.version for record in records}
 
@@ -133,13 +138,15 @@ def _check_the_stream_holds_exactly_the_accepted(store, game_id, attempts) -> No
         assert attempt.expected < attempt.conflict.current <= last
         assert attempt.event_id not in ids
 
-    game = GameStore(store.redis, store.prefix).load(game_id)
+    game = store.load(game_id)
     assert game == fold(game_id, records)
     assert game.state.to_act is None
     assert game.decisions == last - 1
 
 
-def test_racing_writers_append_one_after_another_and_the_others_conflict(redis_url, prefix, store):
+def test_racing_writers_append_one_after_another_and_the_others_conflict(
+    redis_url, redis_client, prefix, store
+):
     game = new_game(store, players=2, seed=5)
     rngs = [random.Random(number) for number in range(WRITERS)]
 
@@ -148,7 +155,7 @@ def test_racing_writers_append_one_after_another_and_the_others_conflict(redis_u
 
     attempts = _race_in_rounds(redis_url, prefix, game.id, choose)
 
-    _check_the_stream_holds_exactly_the_accepted(store, game.id, attempts)
+    _check_the_stream_holds_exactly_the_accepted(redis_client, prefix, game.id, attempts)
     last = store.version(game.id)
     assert len(attempts) == WRITERS * (last - 1)
     for expected in range(1, last):
@@ -161,7 +168,7 @@ def test_racing_writers_append_one_after_another_and_the_others_conflict(redis_u
 
 
 def test_writers_sending_one_event_id_at_once_all_get_the_version_it_was_written_at(
-    redis_url, prefix, store
+    redis_url, redis_client, prefix, store
 ):
     game = new_game(store, players=3, seed=6)
     group_size = 4  # writers 0-3 send one event id, 4-7 another, ...
@@ -173,7 +180,7 @@ def test_writers_sending_one_event_id_at_once_all_get_the_version_it_was_written
 
     attempts = _race_in_rounds(redis_url, prefix, game.id, choose)
 
-    _check_the_stream_holds_exactly_the_accepted(store, game.id, attempts)
+    _check_the_stream_holds_exactly_the_accepted(redis_client, prefix, game.id, attempts)
     last = store.version(game.id)
     for expected in range(1, last):
         round_ = [attempt for attempt in attempts if attempt.expected == expected]
@@ -189,30 +196,26 @@ def test_writers_sending_one_event_id_at_once_all_get_the_version_it_was_written
 
 @pytest.mark.parametrize("shared", [False, True], ids=["a-store-each", "one-shared-store"])
 def test_writers_appending_freely_each_resend_their_event_and_nothing_is_written_twice(
-    redis_url, prefix, store, shared
+    redis_url, redis_client, prefix, store, shared
 ):
     game = new_game(store, players=4, seed=7)
     barrier = threading.Barrier(WRITERS, timeout=BARRIER_TIMEOUT)
 
     def writer(number: int) -> list[Attempt]:
-        own = store if shared else _own_store(redis_url, prefix)
         rng = random.Random(number)
         attempts = []
-        try:
+        with nullcontext(store) if shared else _own_store(redis_url, prefix) as own:
             barrier.wait()
             while (current := own.load(game.id)).state.to_act is not None:
                 attempt = Attempt(number, uuid.uuid4(), a_move(current.state, rng), current.version)
                 attempts.append(attempt)
                 _send(own, game.id, attempt)
                 _send(own, game.id, attempt, again=True)  # as a client would on a timeout
-            return attempts
-        finally:
-            if not shared:
-                own.redis.close()
+        return attempts
 
     attempts = _run_writers(writer, barrier)
 
-    _check_the_stream_holds_exactly_the_accepted(store, game.id, attempts)
+    _check_the_stream_holds_exactly_the_accepted(redis_client, prefix, game.id, attempts)
     assert sum(attempt.conflict is not None for attempt in attempts) > 0, "the writers raced"
     for attempt in attempts:
         if attempt.version is not None:
@@ -226,7 +229,6 @@ def test_a_long_poll_outlasting_its_clients_socket_timeout_is_woken_by_an_append
     redis_url, prefix, store
 ):
     game = new_game(store)
-    reader = GameStore(redis.Redis.from_url(redis_url, socket_timeout=1.5), prefix)
     move = a_move(game.state)
 
     def append_after_the_socket_timeout():
@@ -234,10 +236,10 @@ def test_a_long_poll_outlasting_its_clients_socket_timeout_is_woken_by_an_append
         store.append(game.id, [move], 1)
 
     writer = threading.Thread(target=append_after_the_socket_timeout)
-    writer.start()
-    try:
-        records = reader.wait(game.id, after=1, timeout=60)
-    finally:
-        writer.join()
-        reader.redis.close()
+    with _own_store(redis_url, prefix, socket_timeout=1.5) as reader:
+        writer.start()
+        try:
+            records = reader.wait(game.id, after=1, timeout=60)
+        finally:
+            writer.join()
     assert [(record.version, record.event) for record in records] == [(2, move)]

@@ -4,7 +4,7 @@ store and folded back by a fresh store: the fold scores them as the file says.""
 import pytest
 
 from service.domain import Decision, Settings
-from service.events import AI, COMPLETED, DecisionMade, Ending, GameStore, SeatSpec
+from service.events import AI, COMPLETED, DecisionMade, Ending, SeatSpec
 from tests.conformance_games import GAMES
 
 # Every tenth game is appended one decision at a time, each after the version the last
@@ -17,7 +17,9 @@ def _decisions(game: dict) -> list[DecisionMade]:
 
 
 @pytest.mark.parametrize("game", GAMES, ids=[game["id"] for game in GAMES])
-def test_a_conformance_game_replayed_through_the_store_folds_to_its_recorded_end(store, game):
+def test_a_conformance_game_replayed_through_the_store_folds_to_its_recorded_end(
+    store, new_store, game
+):
     settings = Settings(game["players"], game["factions"], game["first_leader"])
     created = store.create(settings, [SeatSpec(AI, "random")] * settings.players, deck=game["deck"])
     decisions = _decisions(game)
@@ -28,7 +30,7 @@ def test_a_conformance_game_replayed_through_the_store_folds_to_its_recorded_end
     else:
         assert store.append(created.id, decisions, created.version) == len(decisions) + 1
 
-    folded = GameStore(store.redis, store.prefix).load(created.id)  # no cached fold
+    folded = new_store().load(created.id)  # no cached fold
 
     assert (folded.version, folded.decisions) == (len(decisions) + 1, len(decisions))
     state, outcome = folded.state, folded.result

@@ -22,8 +22,9 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from service.events import DecisionMade, Game, GameStore, StoreUnavailable
-from tests.events.factories import a_move, new_game
+from tests.events.factories import a_move, ids_key, new_game
 
+PREFIX = "durable"  # of the keys, on a server of the test's own
 START_TIMEOUT = 30  # seconds for the server to load its append-only file and answer
 
 
@@ -125,14 +126,14 @@ def _check_every_acknowledged_event_is_there(server: RedisServer, writer: Writer
     version, with its id, whole (stream entry and id), and folds the writer's game."""
     client = server.client()
     try:
-        store = GameStore(client, writer.store.prefix)
+        store = GameStore(client, PREFIX)  # the writer's
         game_id, last = writer.game.id, writer.game.version
         records = store.read(game_id)
         assert [record.version for record in records] == list(range(1, len(records) + 1))
         assert len(records) in (last, last + 1), "at most the append in doubt is there too"
         for version, event_id, move in writer.acknowledged:
             assert (records[version - 1].id, records[version - 1].event) == (event_id, move)
-        ids = store.redis.hgetall(store.key(game_id, "ids"))
+        ids = client.hgetall(ids_key(PREFIX, game_id))
         assert ids == {str(record.id).encode(): str(record.version).encode() for record in records}
         assert store.load(game_id, last) == writer.game
     finally:
@@ -148,7 +149,7 @@ def test_the_server_really_fsyncs_every_write_to_an_append_only_file(server):
 
 
 def test_acknowledged_events_survive_a_kill_9_and_fold_to_the_same_game(server):
-    store = GameStore(server.client())
+    store = GameStore(server.client(), PREFIX)
     writer = Writer(store, new_game(store, players=3, seed=2), seed=1)
     writer.append(moves=40)
     assert writer.in_doubt is None
@@ -162,7 +163,7 @@ def test_acknowledged_events_survive_a_kill_9_and_fold_to_the_same_game(server):
 
 
 def test_a_kill_9_while_a_writer_appends_loses_no_acknowledged_event(server):
-    store = GameStore(server.client())
+    store = GameStore(server.client(), PREFIX)
     writer = Writer(store, new_game(store, players=4, seed=4), seed=3)
     for kill_after in (10, 30, 50):  # acknowledged decisions, of about 80 in the game
         killer = threading.Thread(target=server.kill)

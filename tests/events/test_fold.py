@@ -27,6 +27,7 @@ from service.events import (
     DecisionMade,
     Ending,
     GameAborted,
+    GameNotStarted,
     GameResigned,
     RejectedEvent,
     SeatJoined,
@@ -102,7 +103,7 @@ def test_the_time_of_the_last_event_is_the_games_update_time():
 def test_a_decision_before_the_seats_are_taken_is_rejected_naming_game_and_version():
     game = _fold(a_creation(kinds=["human", "random"]))
     error = _rejection(game, a_move(game.state))
-    assert isinstance(error.error, IllegalDecision)
+    assert isinstance(error.error, GameNotStarted)
     assert str(error) == "game g1, event 2: the game has not started: seats 0 are not taken"
 
 

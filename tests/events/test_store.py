@@ -24,11 +24,7 @@ from service.events import (
     deck_commitment,
     fold,
 )
-from tests.events.factories import CLAIM, TOKEN_HASH, a_move, new_game, play, seats
-
-
-def _length(store, game) -> int:
-    return store.redis.xlen(store.key(game.id, "events"))
+from tests.events.factories import CLAIM, TOKEN_HASH, a_move, new_game, play, seats, stream_key
 
 
 def test_a_new_game_is_at_version_1_with_a_random_id(store):
@@ -58,22 +54,22 @@ def test_a_new_game_keeps_the_deck_order_it_is_given(store):
     assert store.load(game.id).state.hands[0] == tuple(sorted(deck[:13]))
 
 
-def test_all_keys_of_a_game_share_its_hash_tag(store):
+def test_all_keys_of_a_game_share_its_hash_tag(store, redis_client, prefix):
     game = play(store, new_game(store), moves=1)
-    assert sorted(store.redis.scan_iter(match=f"{store.prefix}:game:*")) == [
-        f"{store.prefix}:game:{{{game.id}}}:events".encode(),
-        f"{store.prefix}:game:{{{game.id}}}:ids".encode(),
+    assert sorted(redis_client.scan_iter(match=f"{prefix}:game:*")) == [
+        f"{prefix}:game:{{{game.id}}}:events".encode(),
+        f"{prefix}:game:{{{game.id}}}:ids".encode(),
     ]
 
 
-def test_appends_answer_consecutive_versions_and_entry_ids(store):
+def test_appends_answer_consecutive_versions_and_entry_ids(store, redis_client, prefix):
     game = new_game(store)
     versions = []
     for _ in range(3):
         versions.append(store.append(game.id, [a_move(game.state)], game.version))
         game = store.load(game.id)
     assert versions == [2, 3, 4]
-    entries = store.redis.xrange(store.key(game.id, "events"))
+    entries = redis_client.xrange(stream_key(prefix, game.id))
     assert [entry_id for entry_id, _ in entries] == [b"1-0", b"2-0", b"3-0", b"4-0"]
 
 
@@ -101,18 +97,18 @@ def test_events_carry_their_id_and_the_stores_clock(redis_client, prefix):
     assert (record.id, record.at) == (event_id, moment)
 
 
-def test_load_folds_the_game_at_any_version(store):
+def test_load_folds_the_game_at_any_version(store, new_store):
     game = play(store, new_game(store, players=3), moves=30)
     records = store.read(game.id)
-    fresh = GameStore(store.redis, store.prefix)  # no cached fold
+    fresh = new_store()  # no cached fold
     for version in (1, 2, 17, 31):
         assert fresh.load(game.id, version) == fold(game.id, records[:version])
     assert fresh.load(game.id) == game
 
 
-def test_load_many_folds_each_game_to_its_last_event_from_its_cache_or_the_stream(store):
+def test_load_many_folds_each_game_to_its_last_event_from_its_cache_or_the_stream(store, new_store):
     games = [play(store, new_game(store, players=n), moves=5) for n in (2, 3, 4)]
-    fresh = GameStore(store.redis, store.prefix)
+    fresh = new_store()
     fresh.load(games[0].id, 3)  # cached, behind
     assert fresh.load_many([game.id for game in games]) == games
     moved = play(store, games[1], moves=1)
@@ -135,7 +131,7 @@ def test_a_stale_version_is_a_conflict_carrying_the_current_one(store):
     assert (caught.value.current, caught.value.expected) == (3, 2)
     with pytest.raises(StaleVersion):
         store.append(game.id, [a_move(game.state)], expected_version=9)
-    assert _length(store, game) == 3
+    assert store.version(game.id) == 3
 
 
 def test_a_resent_event_id_writes_nothing_and_answers_the_first_version(store):
@@ -147,10 +143,10 @@ def test_a_resent_event_id_writes_nothing_and_answers_the_first_version(store):
     play(store, store.load(game.id), moves=3)
     assert store.append_once(game.id, [move], 1, ids=[event_id]) == (2, False)
     assert store.append(game.id, [move], 1, ids=[event_id]) == 2
-    assert _length(store, game) == 5
+    assert store.version(game.id) == 5
 
 
-def test_an_unknown_game_is_an_error_everywhere(store):
+def test_an_unknown_game_is_an_error_everywhere(store, redis_client, prefix):
     move = DecisionMade(0, Decision.parse("play GO3"))
     for call in (
         lambda: store.load("0123456789abcdef"),
@@ -162,14 +158,14 @@ def test_an_unknown_game_is_an_error_everywhere(store):
     ):
         with pytest.raises(UnknownGame):
             call()
-    assert list(store.redis.scan_iter(match=f"{store.prefix}:*")) == []
+    assert list(redis_client.scan_iter(match=f"{prefix}:*")) == []
 
 
 def test_an_event_that_does_not_fit_its_schema_is_not_written(store):
     game = new_game(store)
     with pytest.raises(InvalidEvent, match=f"game {game.id}, event 2: invalid event"):
         store.append(game.id, [SeatJoined(seat=0, name="", token_hash="x")], 1)
-    assert _length(store, game) == 1
+    assert store.version(game.id) == 1
 
 
 def test_an_event_the_rules_reject_is_not_written(store):
@@ -178,7 +174,7 @@ def test_an_event_the_rules_reject_is_not_written(store):
     with pytest.raises(RejectedEvent, match=f"game {game.id}, event 2: ") as caught:
         store.append(game.id, [DecisionMade(0, Decision.play(card))], 1)
     assert isinstance(caught.value.error, IllegalDecision)
-    assert _length(store, game) == 1
+    assert store.version(game.id) == 1
 
 
 def test_a_rejected_event_at_a_stale_version_is_reported_as_the_conflict(store):
@@ -188,23 +184,25 @@ def test_a_rejected_event_at_a_stale_version_is_reported_as_the_conflict(store):
         store.append(game.id, [stale_move], 1)
 
 
-def test_a_stored_event_that_fails_its_schema_is_reported_not_skipped(store):
+def test_a_stored_event_that_fails_its_schema_is_reported_not_skipped(
+    store, redis_client, prefix, new_store
+):
     game = play(store, new_game(store), moves=1)
-    store.redis.xadd(
-        store.key(game.id, "events"),
+    redis_client.xadd(
+        stream_key(prefix, game.id),
         {"id": str(uuid.uuid4()), "type": "DecisionMade", "v": "1", "at": "x", "data": "{}"},
         id="3-0",
     )
-    fresh = GameStore(store.redis, store.prefix)
+    fresh = new_store()
     for call in (lambda: fresh.load(game.id), lambda: fresh.read(game.id, after=1)):
         with pytest.raises(CorruptEvent, match=f"game {game.id}, event 3"):
             call()
 
 
-def test_a_fresh_store_folds_the_same_game_as_the_writer(store):
+def test_a_fresh_store_folds_the_same_game_as_the_writer(store, new_store):
     game = play(store, new_game(store, players=4), rng=random.Random(4))
     assert game.ending is not None
-    assert GameStore(store.redis, store.prefix).load(game.id) == game
+    assert new_store().load(game.id) == game
 
 
 def test_wait_answers_at_once_when_there_are_newer_events(store):
@@ -217,11 +215,11 @@ def test_wait_answers_nothing_when_no_event_comes_in_time(store):
     assert store.wait(game.id, after=1, timeout=0.05) == []
 
 
-def test_wait_wakes_up_when_an_event_is_appended(store):
+def test_wait_wakes_up_when_an_event_is_appended(store, redis_client):
     game = new_game(store)
 
     def append_once_the_reader_blocks():
-        while store.redis.info("clients")["blocked_clients"] == 0:
+        while redis_client.info("clients")["blocked_clients"] == 0:
             time.sleep(0.001)
         store.append(game.id, [a_move(game.state)], 1)
 

@@ -6,53 +6,39 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from service.api import create_app
-
-
-@pytest.fixture
-def app(redis_client, prefix):
-    return create_app({"REDIS": redis_client, "CLAIM_PREFIX": prefix, "CLAIM_RATE_LIMIT": ""})
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
-
-
-@pytest.fixture
-def store(app):
-    return app.extensions["claim"].store
+from service.config import Config, child_environment
+from service.games import Claim
 
 
 @pytest.fixture(autouse=True)
-def _rq_keys(redis_client, prefix):
-    """Delete RQ's keys of the test's queues (named after its prefix) afterwards: its
-    queues, jobs and their results, and its workers."""
-    yield
-    mine = prefix.encode()
-    doomed, workers = [], []
-    for key in redis_client.scan_iter(match="rq:*"):
-        if mine in key:
-            doomed.append(key)
-        elif redis_client.type(key) == b"hash":
-            origin, queues = redis_client.hmget(key, "origin", "queues")
-            if mine in (origin or b"") + (queues or b""):
-                doomed.append(key)
-                name = key.split(b":", 2)[2]
-                doomed.append(b"rq:results:" + name)
-                if key.startswith(b"rq:worker:"):
-                    workers.append(name)
-    if doomed:
-        redis_client.delete(*doomed)
-    queues = [q for q in redis_client.smembers("rq:queues") if mine in q]
-    if queues:
-        redis_client.srem("rq:queues", *queues)
-    if workers:
-        redis_client.srem("rq:workers", *workers)
+def _rq_keys(rq_cleanup):
+    """RQ's keys of every test here are deleted afterwards."""
+
+
+@pytest.fixture
+def config(redis_url, prefix) -> Config:
+    return Config(redis_url=redis_url, prefix=prefix, rate_limit="")
+
+
+@pytest.fixture
+def claim(redis_client, config) -> Claim:
+    return Claim.connect(config, client=redis_client)
+
+
+@pytest.fixture
+def client(claim):
+    return create_app(claim=claim).test_client()
+
+
+@pytest.fixture
+def store(claim):
+    return claim.store
 
 
 @pytest.fixture
@@ -63,7 +49,7 @@ def start_worker(redis_url, prefix, tmp_path):
     processes = []
 
     def start(*options: str) -> subprocess.Popen:
-        env = {**os.environ, "REDIS_URL": redis_url, "CLAIM_PREFIX": prefix}
+        env = child_environment(REDIS_URL=redis_url, CLAIM_PREFIX=prefix)
         with (tmp_path / f"worker-{len(processes)}.log").open("w") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "worker", *options],
@@ -81,14 +67,23 @@ def start_worker(redis_url, prefix, tmp_path):
 
 
 def kill(process: subprocess.Popen) -> None:
-    """`kill -9` the process and every process it started (RQ's work horses run in a
-    process group of their own, so the group is not enough)."""
+    """`kill -9` the process and every process it started (RQ's work horses and its
+    scheduler run in processes of their own, so the group is not enough)."""
     with contextlib.suppress(ProcessLookupError):
         os.kill(process.pid, signal.SIGSTOP)  # it starts no new horse while we look
+        _wait_stopped(process.pid)  # (a fork under way when the signal came completes)
     for pid in [*_descendants(process.pid), process.pid]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     process.wait()
+
+
+def _wait_stopped(pid: int) -> None:
+    """Wait until the process is stopped: a signal is delivered after `kill` returns."""
+    stat = Path(f"/proc/{pid}/stat")
+    with contextlib.suppress(OSError):
+        while stat.read_text().rsplit(")", 1)[1].split()[0] not in ("T", "Z"):
+            time.sleep(0.001)
 
 
 def _descendants(pid: int) -> list[int]:

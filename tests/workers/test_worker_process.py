@@ -7,10 +7,9 @@ import pytest
 
 from service.domain import Settings
 from service.events import HUMAN, RUNNING, DecisionMade, SeatJoined, TurnTimedOut, fold
+from service.games import Change, changed, turns
 from tests.events.factories import FACTIONS, TOKEN_HASH, new_game, seats
 from tests.workers.conftest import kill
-from workers import queues, turns
-from workers.changes import after_change
 
 GIVE_UP = 120  # seconds: a test that waits longer has failed
 
@@ -65,21 +64,20 @@ def test_a_person_plays_a_whole_game_against_ais(client, store, start_worker, pl
     assert game.ending.reason == "completed"
 
 
-def test_the_same_ai_job_run_twice_gives_one_move_per_turn(store, start_worker):
+def test_the_same_ai_job_run_twice_gives_one_move_per_turn(claim, store, start_worker):
     game = new_game(store, players=3)
-    ai = queues.queue(queues.AI, store.redis, store.prefix)
     for _ in range(2):  # two jobs of one turn
-        ai.enqueue("workers.jobs.ai_turn", game.id, game.version)
+        claim.jobs.ai.enqueue("workers.jobs.ai_turn", game.id, game.version)
     worker = start_worker("--burst")
     worker.wait(timeout=GIVE_UP)
     game = _check_one_decision_per_version(store, game.id)
     assert game.ending is not None and game.ending.reason == "completed"
 
 
-def test_a_worker_killed_in_the_middle_of_a_job_loses_no_turn(store, start_worker):
+def test_a_worker_killed_in_the_middle_of_a_job_loses_no_turn(claim, store, start_worker):
     game = new_game(store, players=4, kinds=["greedy"] * 4)
-    turns.schedule(queues.queue(queues.AI, store.redis, store.prefix), store, game)
-    started = queues.queue(queues.AI, store.redis, store.prefix).started_job_registry
+    turns.follow(claim, game)
+    started = claim.jobs.ai.started_job_registry
     worker = start_worker()
     _wait_until(lambda: store.version(game.id) >= 10, "the first moves")
     while not started.get_job_ids():
@@ -95,25 +93,23 @@ def test_a_worker_killed_in_the_middle_of_a_job_loses_no_turn(store, start_worke
     assert game.ending.reason == "completed"
 
 
-def test_deadlines_fire_on_a_real_worker_and_survive_its_kill(store, start_worker):
+def test_deadlines_fire_on_a_real_worker_and_survive_its_kill(claim, store, start_worker):
     game = store.create(
         Settings(2, FACTIONS[2]),
         seats(HUMAN, HUMAN),
         move_time_limit=1,
         timeout_policy="ai:random",
     )
-    store.append(game.id, [SeatJoined(0, "Ann", TOKEN_HASH), SeatJoined(1, "Bo", TOKEN_HASH)], 1)
-    after_change(store, store.load(game.id))  # as the API does after the last join
+    joins = [SeatJoined(0, "Ann", TOKEN_HASH), SeatJoined(1, "Bo", TOKEN_HASH)]
+    store.append(game.id, joins, 1)
+    changed(claim, Change(store.load(game.id), tuple(joins)))  # as a join does
 
     def timeouts() -> int:
         return sum(isinstance(r.event, TurnTimedOut) for r in store.read(game.id))
 
-    started = queues.queue(queues.DEADLINES, store.redis, store.prefix).started_job_registry
     worker = start_worker("--sweep-every", "0.2", "--stuck-after", "1")
     _wait_until(lambda: timeouts() >= 2, "the first timeouts")
-    while not started.get_job_ids():
-        time.sleep(0.001)  # wait for a deadline job to be running
-    kill(worker)
+    kill(worker)  # if in the middle of firing, the timer falls due again after its lease
     start_worker("--sweep-every", "0.2", "--stuck-after", "1")
     _wait_until(lambda: timeouts() >= 5, "timeouts after the restart")
     game = _check_one_decision_per_version(store, game.id)

@@ -12,7 +12,6 @@ import hashlib
 import hmac
 import http.client
 import ipaddress
-import os
 import socket
 import urllib.request
 from dataclasses import dataclass
@@ -59,10 +58,6 @@ class Allowlist:
             except ValueError:
                 names.add(_host_name(item))
         return cls(frozenset(names), tuple(networks))
-
-    @classmethod
-    def from_env(cls) -> Allowlist:
-        return cls.parse(os.environ.get("WEBHOOK_ALLOW", ""))
 
     def addresses(self, host: str, port: int) -> list[str]:
         """The addresses `host` resolves to, once every one is allowed (or its name

@@ -2,42 +2,40 @@
 "reminder" when a share of their move time is left, "game-over" to every player of a
 game that ended, and "rematch" (the rematch code calls `notify`).
 
-Each goes to the player's webhook URL (signed: `webhooks.py`) and, with `SMTP_URL`
-set, to their email (`mail.py`), each channel by an RQ job of its own on the queue
-`webhooks`, retried with growing intervals. A job carries ids only; its delivery id is
-derived from `(game id, version, kind, player id)`, so a doubled job is the same
-delivery: the receiver deduplicates by it, and a job whose delivery the player's log
-already shows as delivered sends nothing. What is sent is the player's inbox entry:
-public facts only, never a card the player may not see (RULES.md 8).
+Each goes to the player's webhook URL (signed: `webhooks.py`) and, with an SMTP
+server set, to their email (`mail.py`), each channel by an RQ job of its own on the
+queue `webhooks`, retried with growing intervals (`jobs.py`). A job carries ids only;
+its delivery id is derived from `(game id, version, kind, player id)` (`ids.py`), so a
+doubled job is the same delivery: the receiver deduplicates by it, and a job whose
+delivery the player's log already shows as delivered sends nothing. What is sent is
+the player's inbox entry: public facts only, never a card the player may not see
+(RULES.md 8).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import smtplib
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
 
-from rq import Retry
-
-from service.events import RUNNING, Game, GameStore
-from service.events.inbox import inbox_entry
-from service.events.players import (
+from service.events import (
     BLOCKED,
     DELIVERED,
     FAILED,
+    RUNNING,
     Delivery,
+    Game,
     Player,
-    PlayerStore,
     UnknownPlayer,
 )
 
-from . import mail, queues, timers, webhooks
+from . import ids, mail, webhooks
+from .claim import Claim
+from .inbox import inbox_entry
 
 log = logging.getLogger(__name__)
 
@@ -46,19 +44,12 @@ REMINDER = "reminder"
 GAME_OVER = "game-over"
 REMATCH = "rematch"
 KINDS = (YOUR_TURN, REMINDER, GAME_OVER, REMATCH)
-REMINDERS = "reminders"  # the kind of their timers
 # Once the game moved on, the player acted or their time ran out: nothing left to say.
 MOOT_WHEN_MOVED_ON = (YOUR_TURN, REMINDER)
 
 WEBHOOK = "webhook"
 EMAIL = "email"
 CHANNELS = (WEBHOOK, EMAIL)
-
-NOTIFICATIONS = uuid.UUID("9c2f5a61-3e7d-4b08-a4d2-6f1e8b3c7a90")
-# Four times longer each time: the last try comes about 1.4 hours after the first.
-RETRY = Retry(max=5, interval=[15, 60, 240, 960, 3840])
-DEFAULT_REMINDER_SHARE = 0.25  # of the move time limit, left when the reminder goes
-DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,63 +65,54 @@ class Notice:
 
     @property
     def delivery_id(self) -> str:
-        name = f"{self.game_id}/{self.version}/{self.kind}/{self.player_id}"
-        return str(uuid.uuid5(NOTIFICATIONS, name))
+        key = f"{self.version}/{self.kind}/{self.player_id}"
+        return str(ids.derived_id(self.game_id, ids.NOTICE, key))
 
 
 class Undelivered(Exception):
     """An attempt failed (an answer other than 2xx, or none): RQ tries again later."""
 
 
-def schedule(store: GameStore, game: Game) -> list[str]:
+def follow(claim: Claim, game: Game, rebuilt: bool = False) -> list[str]:
     """After a change of `game`: game-over to every player once it ended, else
     your-turn and a reminder to the person to act (every change that leaves it their
-    turn, so that a program playing by webhook hears of each); answer the job ids."""
+    turn, so that a program playing by webhook hears of each); answer the job ids.
+    `rebuilt`: the projections are written again: the reminder timer only."""
     if game.ending is not None:
-        return notify(store, game, GAME_OVER, [seat.player for seat in game.seats if seat.player])
+        if rebuilt:
+            return []
+        return notify(claim, game, GAME_OVER, [seat.player for seat in game.seats if seat.player])
     player_id = player_to_act(game)
     if player_id is None:
         return []
-    return notify(store, game, YOUR_TURN, [player_id]) + schedule_reminder(store, game)
+    set_reminder(claim, game)
+    return [] if rebuilt else notify(claim, game, YOUR_TURN, [player_id])
 
 
 def notify(
-    store: GameStore,
+    claim: Claim,
     game: Game,
     kind: str,
     player_ids: list[str],
     new_game_id: str | None = None,
 ) -> list[str]:
     """Enqueue `kind` about `game` at its version to each of `player_ids`, on their
-    webhook and (with `SMTP_URL` set) by email; answer the job ids. `new_game_id`: the
-    offered game of a rematch."""
+    webhook and (with an SMTP server set) by email; answer the job ids. `new_game_id`:
+    the offered game of a rematch."""
     if kind not in KINDS:
         raise ValueError(f"no notification kind {kind!r}")
-    queue = queues.queue(queues.WEBHOOKS, store.redis, store.prefix)
-    players = player_store(store)
+    if claim.jobs is None:
+        return []
     job_ids = []
     for player_id in player_ids:
         try:
-            player = players.get(player_id)
+            player = claim.players.get(player_id)
         except UnknownPlayer:
             log.warning("game %s: no player %s to notify", game.id, player_id)
             continue
         notice = Notice(kind, game.id, game.version, player_id, new_game_id)
-        for channel in _channels(player):
-            job_id = f"{channel}-{notice.delivery_id}"  # RQ job ids hold no ':'
-            queue.enqueue(
-                "workers.jobs.deliver",
-                channel,
-                notice.kind,
-                notice.game_id,
-                notice.version,
-                notice.player_id,
-                notice.new_game_id,
-                job_id=job_id,
-                retry=RETRY,
-                result_ttl=600,
-            )
-            job_ids.append(job_id)
+        for channel in _channels(claim, player):
+            job_ids.append(claim.jobs.deliver(channel, notice))
     return job_ids
 
 
@@ -142,73 +124,53 @@ def player_to_act(game: Game) -> str | None:
     return game.seats[game.state.to_act].player
 
 
-def reminder_share() -> float | None:
-    """The share of the move time left when the reminder goes (`CLAIM_REMINDER_SHARE`,
-    0.25 by default); None when reminders are off (0, or not between 0 and 1)."""
-    text = os.environ.get("CLAIM_REMINDER_SHARE", "").strip()
-    try:
-        share = float(text) if text else DEFAULT_REMINDER_SHARE
-    except ValueError:
-        log.warning(
-            "CLAIM_REMINDER_SHARE=%r is not a number: using %s", text, DEFAULT_REMINDER_SHARE
-        )
-        share = DEFAULT_REMINDER_SHARE
-    return share if 0 < share < 1 else None
-
-
-def reminder_at(game: Game) -> datetime | None:
+def reminder_at(claim: Claim, game: Game) -> datetime | None:
     """When the person to act in `game` is reminded of their deadline, or None."""
-    share, limit, deadline = reminder_share(), game.creation.move_time_limit, game.deadline
+    share, limit = claim.config.reminder_share, game.creation.move_time_limit
+    deadline = game.deadline
     if share is None or not limit or deadline is None or game.status != RUNNING:
         return None
     return deadline - timedelta(seconds=share * limit)
 
 
-def schedule_reminder(store: GameStore, game: Game) -> list[str]:
-    """Set the reminder timer of the person to act in `game`; answer the id of the
-    job it scheduled, if any."""
-    job_id = _set_reminder(store, game.id, game.version, reminder_at(game))
-    return [] if job_id is None else [job_id]
+def set_reminder(claim: Claim, game: Game) -> None:
+    """Set the reminder timer of the person to act in `game`."""
+    claim.reminders.set(game.id, game.version, reminder_at(claim, game))
 
 
-def _set_reminder(store: GameStore, game_id: str, version: int, at: datetime | None) -> str | None:
-    queue = queues.queue(queues.DEADLINES, store.redis, store.prefix)
-    return timers.set_timer(store, queue, REMINDERS, game_id, version, at)
-
-
-def remind(store: GameStore, game_id: str, version: int) -> list[str]:
+def remind(claim: Claim, game_id: str, version: int) -> list[str]:
     """The reminder timer, set at `version`, fired: if `game_id` still waits at that
     version for a person and their reminder time has come, notify them; answer the
     delivery job ids. The timer is set again if its time has not come yet."""
-    game = store.load(game_id)
-    at, player_id = reminder_at(game), player_to_act(game)
+    game = claim.store.load(game_id)
+    at, player_id = reminder_at(claim, game), player_to_act(game)
     job_ids = []
     if game.version != version or player_id is None:
         at = None  # moot: what changed the game set the reminder it calls for
-    elif at is not None and store.clock() >= at:
-        job_ids, at = notify(store, game, REMINDER, [player_id]), None
-    _set_reminder(store, game_id, version, at)
+    elif at is not None and claim.clock() >= at:
+        job_ids, at = notify(claim, game, REMINDER, [player_id]), None
+    claim.reminders.set(game_id, version, at)
     return job_ids
 
 
-def deliver(store: GameStore, channel: str, notice: Notice, attempt: int = 1) -> Delivery | None:
+def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Delivery | None:
     """Send `notice` by `channel` and log the attempt in the player's delivery log.
 
     Answers None when there is nothing to send: the notice is moot, already delivered,
     or the player has no address for the channel any more. Raises Undelivered when the
     attempt failed, so that RQ tries again; a blocked destination is logged, not retried.
     """
-    players = player_store(store)
+    players = claim.players
     player = players.get(notice.player_id)
-    if channel not in _channels(player) or _already_delivered(players, notice, channel):
+    if channel not in _channels(claim, player) or _already_delivered(claim, notice, channel):
         return None
-    if notice.kind in MOOT_WHEN_MOVED_ON and store.version(notice.game_id) != notice.version:
+    if notice.kind in MOOT_WHEN_MOVED_ON and claim.store.version(notice.game_id) != notice.version:
         return None
-    game = store.load(notice.game_id, notice.version)
+    game = claim.store.load(notice.game_id, notice.version)
     seat = next((n for n, seat in enumerate(game.seats) if seat.player == player.id), None)
     if seat is None:
         return None
-    entry = inbox_entry(store, game, seat)
+    entry = inbox_entry(claim, game, seat)
     if channel == WEBHOOK:
         host = urlsplit(player.webhook_url).hostname
         send = _send_webhook
@@ -228,13 +190,13 @@ def deliver(store: GameStore, channel: str, notice: Notice, attempt: int = 1) ->
             status_code,
             error,
             attempt,
-            store.clock(),
+            claim.clock(),
         )
         players.log_delivery(player.id, delivery)
         return delivery
 
     try:
-        status_code = send(store, player, notice, entry)
+        status_code = send(claim, player, notice, entry)
     except webhooks.Blocked as error:
         log.warning("delivery %s blocked: %s", notice.delivery_id, error)
         return logged(BLOCKED, error=webhooks.NOT_ALLOWED)
@@ -263,9 +225,10 @@ def payload(notice: Notice, entry: dict) -> dict:
     return body
 
 
-def email_text(notice: Notice, entry: dict) -> tuple[str, str]:
-    """The subject and the plain text of the email for `notice`."""
-    base = os.environ.get("CLAIM_PUBLIC_URL", DEFAULT_PUBLIC_URL).rstrip("/")
+def email_text(public_url: str, notice: Notice, entry: dict) -> tuple[str, str]:
+    """The subject and the plain text of the email for `notice`, with links to the
+    server at `public_url`."""
+    base = public_url.rstrip("/")
     game = notice.game_id
     headline = {
         YOUR_TURN: f"your turn in game {game}",
@@ -283,34 +246,34 @@ def email_text(notice: Notice, entry: dict) -> tuple[str, str]:
     return f"Claim: {headline}", "\n".join(lines) + "\n"
 
 
-def _send_webhook(store: GameStore, player: Player, notice: Notice, entry: dict) -> int:
+def _send_webhook(claim: Claim, player: Player, notice: Notice, entry: dict) -> int:
     body = json.dumps(payload(notice, entry), default=_json_value, sort_keys=True).encode()
     headers = {
         webhooks.SIGNATURE: webhooks.signature(
-            player.webhook_secret, body, int(store.clock().timestamp())
+            player.webhook_secret, body, int(claim.clock().timestamp())
         ),
         webhooks.DELIVERY: notice.delivery_id,
     }
-    return webhooks.post(player.webhook_url, body, headers, webhooks.Allowlist.from_env())
+    return webhooks.post(player.webhook_url, body, headers, claim.allowlist)
 
 
-def _send_email(store: GameStore, player: Player, notice: Notice, entry: dict) -> None:
-    subject, text = email_text(notice, entry)
-    mail.send(player.email, subject, text, {webhooks.DELIVERY: notice.delivery_id})
+def _send_email(claim: Claim, player: Player, notice: Notice, entry: dict) -> None:
+    subject, text = email_text(claim.config.public_url, notice, entry)
+    mail.send(claim.config, player.email, subject, text, {webhooks.DELIVERY: notice.delivery_id})
 
 
-def _channels(player: Player) -> list[str]:
+def _channels(claim: Claim, player: Player) -> list[str]:
     """The channels by which `player` can be told: a webhook URL, an email (if the
     operator set an SMTP server)."""
-    wanted = {WEBHOOK: player.webhook_url, EMAIL: player.email and mail.configured()}
+    wanted = {WEBHOOK: player.webhook_url, EMAIL: player.email and claim.config.smtp_url}
     return [channel for channel in CHANNELS if wanted[channel]]
 
 
-def _already_delivered(players: PlayerStore, notice: Notice, channel: str) -> bool:
+def _already_delivered(claim: Claim, notice: Notice, channel: str) -> bool:
     return any(
         (logged.delivery_id, logged.channel, logged.outcome)
         == (notice.delivery_id, channel, DELIVERED)
-        for logged in players.deliveries(notice.player_id)
+        for logged in claim.players.deliveries(notice.player_id)
     )
 
 
@@ -321,10 +284,6 @@ def _reason(error: Exception) -> str:
     if isinstance(error, smtplib.SMTPResponseException):
         return f"SMTP {error.smtp_code}"
     return str(error) or type(error).__name__
-
-
-def player_store(store: GameStore) -> PlayerStore:
-    return PlayerStore(store.redis, store.prefix, clock=store.clock)
 
 
 def _json_value(value):

@@ -7,39 +7,54 @@ import hashlib
 import hmac
 import http.server
 import json
-import math
 import re
 import socket
 import threading
 import time
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from aiosmtpd.controller import Controller
 from rq import SimpleWorker
-from rq.registry import ScheduledJobRegistry
 
-from service.domain import Settings, legal_decisions
-from service.events import DecisionMade, GameStore, SeatJoined
-from service.events.players import BLOCKED, Delivery, PlayerStore
+from service import games
+from service.api import create_app
+from service.domain import legal_decisions
+from service.events import BLOCKED, DecisionMade, Delivery
+from service.games import Claim, notifications, webhooks
+from service.games.notifications import GAME_OVER, REMATCH, REMINDER, WEBHOOK, YOUR_TURN, Notice
 from tests.api.factories import created
 from tests.api.test_players import bearer, join, register
-from tests.events.factories import FACTIONS, TOKEN_HASH, seats
-from tests.workers.test_deadlines import Clock
-from workers import deadlines, notifications, queues, timers, webhooks
-from workers.notifications import GAME_OVER, REMATCH, REMINDER, WEBHOOK, YOUR_TURN, Notice
+from tests.games.factories import a_game, joined
+from workers import jobs
 
 CARD = re.compile(r"\b[A-Z]{2}\d{1,2}\b")
 PRIVATE_KEYS = {"hand", "hands", "deck", "salt", "follower_pile", "peek", "legal", "token"}
 
 
-@pytest.fixture(autouse=True)
-def _env(monkeypatch, prefix):
-    """Jobs find the test's keys; webhooks may go to 127.0.0.1 only; no email."""
-    monkeypatch.setenv("CLAIM_PREFIX", prefix)
-    monkeypatch.setenv("WEBHOOK_ALLOW", "127.0.0.0/8")
-    for name in ("SMTP_URL", "CLAIM_REMINDER_SHARE", "CLAIM_PUBLIC_URL"):
-        monkeypatch.delenv(name, raising=False)
+@pytest.fixture
+def service(redis_client, config, clock, rq_cleanup, monkeypatch):
+    """`service(**settings)`: the application with these settings changed (webhooks
+    may go to 127.0.0.1 only, no email, by default) and an API client of it; the jobs
+    that `work` runs use it."""
+
+    def make(**settings) -> tuple[Claim, object]:
+        claim = Claim.connect(replace(config, **settings), client=redis_client, clock=clock)
+        monkeypatch.setattr(jobs, "_claim", claim)
+        return claim, create_app(claim=claim).test_client()
+
+    return make
+
+
+@pytest.fixture
+def claim(service):
+    return service()[0]
+
+
+@pytest.fixture
+def client(claim):
+    return create_app(claim=claim).test_client()
 
 
 class Receiver(http.server.ThreadingHTTPServer):
@@ -93,22 +108,21 @@ class Mailbox:
 
 
 @pytest.fixture
-def mailbox(monkeypatch):
+def mailbox():
     with socket.socket() as probe:  # a free port: aiosmtpd needs one named
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     box = Mailbox()
+    box.url = f"smtp://127.0.0.1:{port}"
     controller = Controller(box, hostname="127.0.0.1", port=port)
     controller.start()
-    monkeypatch.setenv("SMTP_URL", f"smtp://127.0.0.1:{port}")
     yield box
     controller.stop()
 
 
-def work(redis_client, prefix) -> None:
+def work(claim: Claim) -> None:
     """Run the queued notification jobs in this process, as `claim worker` would."""
-    queue = queues.queue(queues.WEBHOOKS, redis_client, prefix)
-    SimpleWorker([queue], connection=redis_client).work(burst=True)
+    SimpleWorker([claim.jobs.webhooks], connection=claim.jobs.connection).work(burst=True)
 
 
 def verified(request, secret: str, now: float | None = None) -> dict:
@@ -124,7 +138,7 @@ def verified(request, secret: str, now: float | None = None) -> dict:
     return payload
 
 
-def a_game(client, ann: dict, bo: dict | None = None) -> tuple[str, dict[int, str]]:
+def a_game_over_http(client, ann: dict, bo: dict | None = None) -> tuple[str, dict[int, str]]:
     """A running game of two people: Ann (a registered player) in seat 0, the first
     to lead, and Bo (registered or not) in seat 1; its id and the seat tokens."""
     game = created(client)
@@ -140,11 +154,11 @@ def deliveries(client, player: dict) -> list[dict]:
 
 
 def test_a_players_turn_is_posted_to_their_webhook_signed_with_their_secret(
-    client, receiver, redis_client, prefix
+    claim, client, receiver
 ):
     ann = register(client, webhook_url=receiver.url)
-    game_id, _ = a_game(client, ann)
-    work(redis_client, prefix)
+    game_id, _ = a_game_over_http(client, ann)
+    work(claim)
     [request] = receiver.requests
     body = verified(request, ann["webhook_secret"])
     assert request[0] == "/hook"
@@ -162,14 +176,14 @@ def test_a_players_turn_is_posted_to_their_webhook_signed_with_their_secret(
     assert (logged["host"], logged["attempt"], logged["kind"]) == ("127.0.0.1", 1, YOUR_TURN)
 
 
-def test_no_webhook_carries_a_card_the_player_may_not_see(client, receiver, redis_client, prefix):
+def test_no_webhook_carries_a_card_the_player_may_not_see(claim, client, receiver):
     ann = register(client, webhook_url=receiver.url)
     bo = register(client, name="Bo", webhook_url=receiver.url)
-    game_id, tokens = a_game(client, ann, bo)
+    game_id, tokens = a_game_over_http(client, ann, bo)
     cards_told = set()
     for _ in range(12):
         seen = len(receiver.requests)
-        work(redis_client, prefix)
+        work(claim)
         public = client.get(f"/games/{game_id}").json  # the same version: people to act
         [request] = receiver.requests[seen:]
         body = json.loads(request[2])
@@ -197,24 +211,22 @@ def _keys(value) -> list[str]:
     return []
 
 
-def test_an_answer_500_is_tried_again_later_as_the_same_delivery(
-    client, receiver, redis_client, prefix
-):
+def test_an_answer_500_is_tried_again_later_as_the_same_delivery(claim, client, receiver):
     receiver.answers = [500]
     ann = register(client, webhook_url=receiver.url)
-    a_game(client, ann)
-    work(redis_client, prefix)
-    queue = queues.queue(queues.WEBHOOKS, redis_client, prefix)
+    a_game_over_http(client, ann)
+    work(claim)
+    queue = claim.jobs.webhooks
     registry = queue.scheduled_job_registry
     [job_id] = registry.get_job_ids()
     wait = registry.get_scheduled_time(job_id).timestamp() - time.time()
-    assert 10 < wait <= notifications.RETRY.intervals[0]
+    assert 10 < wait <= games.jobs.DELIVERY_RETRY.intervals[0]
     [failed] = deliveries(client, ann)
     assert (failed["outcome"], failed["status_code"], failed["attempt"]) == ("failed", 500, 1)
     job = queue.fetch_job(job_id)  # its time has come: what RQ's scheduler does then
     registry.remove(job)
     queue.enqueue_job(job)
-    work(redis_client, prefix)
+    work(claim)
     first, second = receiver.requests
     assert verified(first, ann["webhook_secret"]) == verified(second, ann["webhook_secret"])
     assert first[1]["Claim-Delivery"] == second[1]["Claim-Delivery"]
@@ -224,17 +236,15 @@ def test_an_answer_500_is_tried_again_later_as_the_same_delivery(
     ]
 
 
-def test_the_same_notification_twice_is_one_delivery_id_and_is_sent_once(
-    client, store, receiver, redis_client, prefix
-):
+def test_the_same_notification_twice_is_one_delivery_id_and_is_sent_once(claim, client, receiver):
     ann = register(client, webhook_url=receiver.url)
-    game_id, _ = a_game(client, ann)
-    game = store.load(game_id)
-    twice = [notifications.notify(store, game, YOUR_TURN, [ann["player_id"]]) for _ in range(2)]
+    game_id, _ = a_game_over_http(client, ann)
+    game = claim.store.load(game_id)
+    twice = [notifications.notify(claim, game, YOUR_TURN, [ann["player_id"]]) for _ in range(2)]
     notice = Notice(YOUR_TURN, game_id, game.version, ann["player_id"])
     assert twice == [[f"webhook-{notice.delivery_id}"]] * 2
-    work(redis_client, prefix)
-    assert notifications.deliver(store, WEBHOOK, notice) is None  # a doubled job
+    work(claim)
+    assert games.deliver(claim, WEBHOOK, notice) is None  # a doubled job
     assert len(receiver.requests) == 1
     others = {
         Notice(REMINDER, game_id, game.version, ann["player_id"]).delivery_id,
@@ -244,29 +254,27 @@ def test_the_same_notification_twice_is_one_delivery_id_and_is_sent_once(
     assert len(others) == 3 and notice.delivery_id not in others
 
 
-def test_a_turn_played_before_its_notice_went_out_is_not_told(
-    client, receiver, redis_client, prefix
-):
+def test_a_turn_played_before_its_notice_went_out_is_not_told(claim, client, receiver):
     ann = register(client, webhook_url=receiver.url)
-    game_id, tokens = a_game(client, ann)
+    game_id, tokens = a_game_over_http(client, ann)
     legal = client.get(f"/games/{game_id}", headers=bearer(tokens[0])).json["you"]["legal"]
     client.post(
         f"/games/{game_id}/moves",
         json={"move": legal[0], "expected_version": 3},
         headers={**bearer(tokens[0]), "Idempotency-Key": "a"},
     )
-    work(redis_client, prefix)
+    work(claim)
     assert receiver.requests == []
 
 
 @pytest.mark.parametrize("allow", ["", "10.0.0.0/8, hooks.example.org"])
 def test_a_host_the_operator_does_not_allow_is_not_contacted_and_is_logged_blocked(
-    client, receiver, redis_client, prefix, monkeypatch, allow
+    service, receiver, allow
 ):
-    monkeypatch.setenv("WEBHOOK_ALLOW", allow)
+    claim, client = service(webhook_allow=allow)
     ann = register(client, webhook_url=receiver.url)
-    a_game(client, ann)
-    work(redis_client, prefix)
+    a_game_over_http(client, ann)
+    work(claim)
     assert receiver.requests == []
     [logged] = deliveries(client, ann)
     assert (logged["outcome"], logged["host"], logged["status_code"]) == (
@@ -275,7 +283,7 @@ def test_a_host_the_operator_does_not_allow_is_not_contacted_and_is_logged_block
         None,
     )
     assert "WEBHOOK_ALLOW" in logged["error"]
-    assert queues.queue(queues.WEBHOOKS, redis_client, prefix).scheduled_job_registry.count == 0
+    assert claim.jobs.webhooks.scheduled_job_registry.count == 0
 
 
 def test_the_allowlist_takes_names_and_networks_and_checks_every_address(monkeypatch):
@@ -300,22 +308,21 @@ def test_the_allowlist_takes_names_and_networks_and_checks_every_address(monkeyp
         allowlist.addresses("two.test", 443)
 
 
-def test_a_redirect_is_not_followed(client, receiver, redis_client, prefix):
+def test_a_redirect_is_not_followed(claim, client, receiver):
     receiver.answers = [302]
     ann = register(client, webhook_url=receiver.url)
-    a_game(client, ann)
-    work(redis_client, prefix)
+    a_game_over_http(client, ann)
+    work(claim)
     assert [path for path, _, _ in receiver.requests] == ["/hook"]
     [logged] = deliveries(client, ann)
     assert (logged["outcome"], logged["status_code"]) == ("failed", 302)
 
 
-def test_the_delivery_log_is_yours_newest_first_and_keeps_the_last_hundred(client, store):
+def test_the_delivery_log_is_yours_newest_first_and_keeps_the_last_hundred(claim, client):
     ann = register(client)
-    players = PlayerStore(store.redis, store.prefix)
     for version in range(1, 106):
-        at = store.clock()
-        players.log_delivery(
+        at = claim.clock()
+        claim.players.log_delivery(
             ann["player_id"],
             Delivery("d", WEBHOOK, YOUR_TURN, "g", version, "h", "delivered", 200, None, 1, at),
         )
@@ -338,14 +345,12 @@ def test_the_delivery_log_is_yours_newest_first_and_keeps_the_last_hundred(clien
     assert deliveries(client, register(client, name="Bo")) == []
 
 
-def test_game_over_goes_to_every_player_and_a_rematch_offer_to_the_others(
-    client, receiver, redis_client, prefix
-):
+def test_game_over_goes_to_every_player_and_a_rematch_offer_to_the_others(claim, client, receiver):
     ann = register(client, webhook_url=receiver.url)
     bo = register(client, name="Bo", webhook_url=receiver.url)
-    game_id, tokens = a_game(client, ann, bo)
+    game_id, tokens = a_game_over_http(client, ann, bo)
     client.post(f"/games/{game_id}/resign", headers=bearer(tokens[1]))
-    work(redis_client, prefix)  # Ann's your-turn at version 3 is moot now
+    work(claim)  # Ann's your-turn at version 3 is moot now
     secrets = {0: ann["webhook_secret"], 1: bo["webhook_secret"]}
     told = {}
     for request in receiver.requests:
@@ -355,96 +360,85 @@ def test_game_over_goes_to_every_player_and_a_rematch_offer_to_the_others(
     assert told[0]["entry"]["status"] == "finished"
     offer = client.post(f"/games/{game_id}/rematch", headers=bearer(tokens[1])).get_json()
     client.post(f"/games/{game_id}/rematch", headers=bearer(tokens[0]))  # told once only
-    work(redis_client, prefix)
+    work(claim)
     rematches = [json.loads(body) for _, _, body in receiver.requests[2:]]
     assert [(b["kind"], b["new_game_id"], b["entry"]["seat"]) for b in rematches] == [
         (REMATCH, offer["game_id"], 0)  # Ann is told of Bo's offer; Bo made it
     ]
 
 
-@pytest.fixture
-def clock():
-    return Clock()
+def a_running_game(claim, player_key: str, limit: int = 3600):
+    """Ann (the player of `player_key`) in seat 0, to act first, and Bo in seat 1."""
+    game = a_game(claim, kinds=("human", "human"), move_time_limit=limit)
+    joined(claim, game, keys={0: player_key})
+    return claim.store.load(game.id)
 
 
-def a_running_game(store, player_id: str, limit: int = 3600):
-    """Ann (player `player_id`) in seat 0, to act first, and Bo in seat 1."""
-    game = store.create(Settings(2, FACTIONS[2]), seats("human", "human"), move_time_limit=limit)
-    joins = [SeatJoined(0, "Ann", TOKEN_HASH, player=player_id), SeatJoined(1, "Bo", TOKEN_HASH)]
-    store.append(game.id, joins, 1)
-    return store.load(game.id)
-
-
-@pytest.mark.parametrize(("share", "left"), [(None, 900), ("0.5", 1800)])
+@pytest.mark.parametrize(("share", "left"), [(0.25, 900), (0.5, 1800)])
 def test_a_reminder_goes_when_its_share_of_the_move_time_is_left(
-    redis_client, prefix, clock, receiver, monkeypatch, share, left
+    service, clock, receiver, share, left
 ):
-    if share:
-        monkeypatch.setenv("CLAIM_REMINDER_SHARE", share)
-    store = GameStore(redis_client, prefix, clock=clock)
-    ann, _ = PlayerStore(redis_client, prefix).register("Ann", webhook_url=receiver.url)
-    game = a_running_game(store, ann.id)
-    job_ids = notifications.schedule(store, game)
+    claim, _ = service(reminder_share=share)
+    ann, key = games.register(claim, "Ann", webhook_url=receiver.url)
+    game = a_running_game(claim, key)
     at = (game.deadline - timedelta(seconds=left)).timestamp()
-    due = queues.queue(queues.DEADLINES, redis_client, prefix)
-    assert ScheduledJobRegistry(queue=due).get_scheduled_time(job_ids[-1]).timestamp() == (
-        math.ceil(at)
-    )
-    reminders = timers.due_key(store, notifications.REMINDERS)
-    assert redis_client.zscore(reminders, game.id) == at
+    assert claim.reminders.due() == {game.id: at}
     clock.advance(3600 - left - 1)
-    assert notifications.remind(store, game.id, game.version) == []
-    assert redis_client.zscore(reminders, game.id) == at  # set again: not yet
+    assert notifications.remind(claim, game.id, game.version) == []
+    assert claim.reminders.due() == {game.id: at}  # set again: not yet
     clock.advance(1)
     notice = Notice(REMINDER, game.id, game.version, ann.id)
-    assert notifications.remind(store, game.id, game.version) == [f"webhook-{notice.delivery_id}"]
-    assert redis_client.zscore(reminders, game.id) is None  # reminded once
-    assert notifications.deliver(store, WEBHOOK, notice).outcome == "delivered"
+    assert notifications.remind(claim, game.id, game.version) == [f"webhook-{notice.delivery_id}"]
+    assert claim.reminders.due() == {}  # reminded once
+    assert games.deliver(claim, WEBHOOK, notice).outcome == "delivered"
     body = verified(receiver.requests[0], ann.webhook_secret, clock().timestamp())
     assert (body["kind"], body["entry"]["seconds_left"]) == (REMINDER, left)
-    due.delete(delete_jobs=True)
 
 
-def test_no_reminder_when_the_share_is_zero_or_the_game_moved_on(
-    redis_client, prefix, clock, monkeypatch
-):
-    store = GameStore(redis_client, prefix, clock=clock)
-    ann, _ = PlayerStore(redis_client, prefix).register("Ann", webhook_url="http://127.0.0.1:9/")
-    game = a_running_game(store, ann.id)
-    monkeypatch.setenv("CLAIM_REMINDER_SHARE", "0")
-    assert notifications.reminder_at(game) is None
-    monkeypatch.delenv("CLAIM_REMINDER_SHARE")
-    store.append(game.id, [DecisionMade(0, legal_decisions(game.state)[0])], game.version)
+def test_reminders_fire_with_the_other_timers(service, clock, receiver):
+    claim, _ = service()
+    _, key = games.register(claim, "Ann", webhook_url=receiver.url)
+    game = a_running_game(claim, key)
+    clock.advance(2700)
+    assert games.fire_due_timers(claim) == 1
+    work(claim)
+    kinds = [json.loads(body)["kind"] for _, _, body in receiver.requests]
+    assert kinds == [YOUR_TURN, REMINDER] and claim.store.version(game.id) == game.version
+
+
+def test_no_reminder_when_reminders_are_off_or_the_game_moved_on(service, clock):
+    off, _ = service(reminder_share=None)
+    _, key = games.register(off, "Ann", webhook_url="http://127.0.0.1:9/")
+    game = a_running_game(off, key)
+    assert notifications.reminder_at(off, game) is None
+    assert off.reminders.due() == {}
+    claim, _ = service()
+    game = a_running_game(claim, key)
+    claim.store.append(game.id, [DecisionMade(0, legal_decisions(game.state)[0])], game.version)
     clock.advance(3000)
-    assert notifications.remind(store, game.id, game.version) == []
+    assert notifications.remind(claim, game.id, game.version) == []
 
 
-def test_no_turn_is_told_while_an_ai_plays_a_seat_taken_over(redis_client, prefix, clock):
-    store = GameStore(redis_client, prefix, clock=clock)
-    ann, _ = PlayerStore(redis_client, prefix).register("Ann", webhook_url="http://127.0.0.1:9/")
-    game = store.create(
-        Settings(2, FACTIONS[2]),
-        seats("human", "random"),
-        move_time_limit=60,
-        timeout_policy="takeover:random",
+def test_no_turn_is_told_while_an_ai_plays_a_seat_taken_over(claim, clock):
+    ann, key = games.register(claim, "Ann", webhook_url="http://127.0.0.1:9/")
+    game = a_game(
+        claim, kinds=("human", "random"), move_time_limit=60, timeout_policy="takeover:random"
     )
-    store.append(game.id, [SeatJoined(0, "Ann", TOKEN_HASH, player=ann.id)], 1)
-    game = store.load(game.id)
+    joined(claim, game, keys={0: key})
+    game = claim.store.load(game.id)
     assert notifications.player_to_act(game) == ann.id
     clock.advance(60)
-    deadlines.expire(store, game.id, game.version)
-    taken_over = store.load(game.id)
+    games.fire_due_timers(claim)
+    taken_over = claim.store.load(game.id)
     assert taken_over.seats[0].takeover == "random"
-    assert notifications.schedule(store, taken_over) == []
+    assert notifications.follow(claim, taken_over) == []
 
 
-def test_emails_go_to_the_players_address_with_a_link_to_the_game(
-    client, mailbox, redis_client, prefix, monkeypatch
-):
-    monkeypatch.setenv("CLAIM_PUBLIC_URL", "https://claim.example.org/")
+def test_emails_go_to_the_players_address_with_a_link_to_the_game(service, mailbox):
+    claim, client = service(smtp_url=mailbox.url, public_url="https://claim.example.org/")
     ann = register(client, email="ann@example.org")
-    game_id, _ = a_game(client, ann)
-    work(redis_client, prefix)
+    game_id, _ = a_game_over_http(client, ann)
+    work(claim)
     [(to, message)] = mailbox.messages
     assert to == ["ann@example.org"]
     assert message["Subject"] == f"Claim: your turn in game {game_id}"

@@ -1,5 +1,6 @@
-"""A readable account of one step of a game, for replays: who played or took what,
-who won the round and what it gave whom, which power acted.
+"""Events told in words, public, for inboxes and notifications (`event_words`), and a
+readable account of one step of a game, for replays (`describe`): who played or took
+what, who won the round and what it gave whom, which power acted.
 
 Told from a reader's seat: a card drawn from the draw pile, or seen after a Seer win,
 is named only to the seat that drew or saw it, or to everybody once the game is over
@@ -11,8 +12,15 @@ from __future__ import annotations
 from collections import Counter
 
 from service.domain import Faction, State
-from service.events import Event
-from service.events.inbox import event_words
+from service.events import (
+    DecisionMade,
+    Event,
+    GameAborted,
+    GameResigned,
+    SeatJoined,
+    SeatReturned,
+    TurnTimedOut,
+)
 
 DRAWN = {"deck": "took the top card of the draw pile", "draw": "drew"}
 
@@ -68,3 +76,29 @@ def _round(before: State, after: State, sees) -> list[str]:
 def _added(old, new) -> str:
     """The cards of `new` that `old` did not have, as codes."""
     return " ".join(card.code for card in (Counter(new) - Counter(old)).elements())
+
+
+def event_words(event: Event) -> str:
+    """One sentence for an event, public: it names no hidden card."""
+    if isinstance(event, DecisionMade):
+        decision = event.decision
+        if decision.kind == "play":
+            words = f"seat {event.seat} played {decision.card}"
+        elif decision.card is None:
+            words = f"seat {event.seat} chose the top card of the draw pile over a prize"
+        else:
+            words = f"seat {event.seat} took the prize {decision.card}"
+        if event.timeout_policy:
+            words += f" (the {event.timeout_policy} timeout policy decided)"
+        return words
+    if isinstance(event, GameResigned):
+        return f"seat {event.seat} resigned: the game is over"
+    if isinstance(event, TurnTimedOut):
+        return f"seat {event.seat}'s time ran out ({event.policy})"
+    if isinstance(event, SeatReturned):
+        return f"seat {event.seat}'s player is back"
+    if isinstance(event, SeatJoined):
+        return f"{event.name} took seat {event.seat}"
+    if isinstance(event, GameAborted):
+        return f"the game was aborted: {event.reason}"
+    return "the game was created"

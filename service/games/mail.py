@@ -1,29 +1,24 @@
-"""Email: short plain-text messages through the SMTP server of `SMTP_URL`
+"""Email: short plain-text messages through the SMTP server of `Config.smtp_url`
 (`smtp://host:port`, or `smtps://user:password@host` for TLS and a login), from
-`CLAIM_MAIL_FROM`. Unset `SMTP_URL`: no email is sent."""
+`Config.mail_from`. No SMTP URL: no email is sent."""
 
 from __future__ import annotations
 
-import os
 import smtplib
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from urllib.parse import unquote, urlsplit
 
+from service.config import Config
+
 TIMEOUT = 10.0  # seconds
-DEFAULT_FROM = "claim@localhost"
 
 
-def configured() -> bool:
-    """Whether the operator set an SMTP server."""
-    return bool(os.environ.get("SMTP_URL"))
-
-
-def send(to: str, subject: str, text: str, headers: dict[str, str]) -> None:
+def send(config: Config, to: str, subject: str, text: str, headers: dict[str, str]) -> None:
     """Send one plain-text email; raises smtplib's errors or OSError when it fails."""
-    server = urlsplit(os.environ["SMTP_URL"])
+    server = urlsplit(config.smtp_url)
     message = EmailMessage()
-    message["From"] = os.environ.get("CLAIM_MAIL_FROM", DEFAULT_FROM)
+    message["From"] = config.mail_from
     message["To"] = to
     message["Subject"] = subject
     message["Date"] = formatdate(localtime=False)

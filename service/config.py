@@ -1,0 +1,100 @@
+"""The service's settings: read once, at start, from the environment (and the command
+line), then passed down. No other module reads `os.environ`.
+
+    config = Config.from_env()                          # claim serve, claim worker
+    config = Config(prefix="test-1", rate_limit="")     # tests: no environment at all
+
+A setting that cannot be used is refused at start with `ConfigError`, naming the
+variable, rather than misread later inside a job.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+DEFAULT_PREFIX = "claim"
+
+
+class ConfigError(ValueError):
+    """A setting that cannot be used; the message names the variable."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Every setting of the service, with its default.
+
+    The environment variable of each is the field's `env` metadata; README.md lists them.
+    """
+
+    redis_url: str | None = None  # REDIS_URL; None: an embedded Redis in data_dir
+    data_dir: Path = Path(".claim")  # CLAIM_DATA_DIR
+    prefix: str = DEFAULT_PREFIX  # CLAIM_PREFIX: of every Redis key and RQ queue
+    rate_limit: str = "1200 per minute"  # CLAIM_RATE_LIMIT; "": no limit
+    webhook_allow: str = ""  # WEBHOOK_ALLOW: hosts and networks webhooks may go to
+    smtp_url: str | None = None  # SMTP_URL; None: no email
+    mail_from: str = "claim@localhost"  # CLAIM_MAIL_FROM
+    public_url: str = "http://127.0.0.1:8000"  # CLAIM_PUBLIC_URL: the server in emails
+    reminder_share: float | None = 0.25  # CLAIM_REMINDER_SHARE; None (0): no reminders
+    sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
+    stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
+    # enqueued again
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Config:
+        """The settings of `environ` (this process's environment by default), with
+        `overrides` (from the command line) on top."""
+        environ = os.environ if environ is None else environ
+        values = {}
+        for name, variable in ENVIRONMENT.items():
+            text = environ.get(variable)
+            if text is not None:
+                values[name] = _parse(name, variable, text)
+        return replace(cls(**values), **overrides)
+
+    def __post_init__(self):
+        if not self.prefix or ":" in self.prefix or "{" in self.prefix:
+            raise ConfigError(f"CLAIM_PREFIX: {self.prefix!r} is empty or holds ':' or '{{'")
+        if self.reminder_share is not None and not 0 < self.reminder_share < 1:
+            raise ConfigError(f"CLAIM_REMINDER_SHARE: {self.reminder_share} is not between 0 and 1")
+        for name in ("sweep_every", "stuck_after"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"--{name.replace('_', '-')} must be above 0")
+
+
+# The environment variable of each setting read from the environment.
+ENVIRONMENT = {
+    "redis_url": "REDIS_URL",
+    "data_dir": "CLAIM_DATA_DIR",
+    "prefix": "CLAIM_PREFIX",
+    "rate_limit": "CLAIM_RATE_LIMIT",
+    "webhook_allow": "WEBHOOK_ALLOW",
+    "smtp_url": "SMTP_URL",
+    "mail_from": "CLAIM_MAIL_FROM",
+    "public_url": "CLAIM_PUBLIC_URL",
+    "reminder_share": "CLAIM_REMINDER_SHARE",
+}
+assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
+
+
+def _parse(name: str, variable: str, text: str):
+    text = text.strip()
+    if name in ("redis_url", "smtp_url"):
+        return text or None
+    if name == "data_dir":
+        return Path(text or ".claim")
+    if name == "reminder_share":
+        try:
+            share = float(text) if text else 0.25
+        except ValueError:
+            raise ConfigError(f"{variable}: {text!r} is not a number") from None
+        return share or None  # 0: no reminders
+    return text
+
+
+def child_environment(**settings: str) -> dict[str, str]:
+    """This process's environment with `settings` changed: for a process it starts
+    (`claim serve` hands the embedded Redis's URL to gunicorn and the worker)."""
+    return {**os.environ, **settings}

@@ -1,0 +1,60 @@
+"""Who a request is: invite codes, seat tokens and player keys (DESIGN.md, API).
+
+Each is 256 random bits from `secrets`, shown once and stored only as its SHA-256,
+compared in constant time. A seat token opens exactly one seat of one game; a player
+key opens the player's own seats and inbox; elsewhere they open nothing. The API
+reads them from `Authorization: Bearer`, never from a URL, and hands them here.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from service.events import Game, Player, digest
+
+from .claim import Claim
+from .errors import Unauthorized
+
+
+def matches(secret: str, stored_digest: str | None) -> bool:
+    """Whether `secret` is the one whose digest was stored, compared in constant time."""
+    return stored_digest is not None and hmac.compare_digest(digest(secret), stored_digest)
+
+
+def player_of(claim: Claim, key: str | None) -> Player | None:
+    """The registered player whose key this is, or None."""
+    return None if key is None else claim.players.by_key(key)
+
+
+def me(claim: Claim, key: str | None) -> Player:
+    """The player whose key this is; Unauthorized if none."""
+    holder = player_of(claim, key)
+    if holder is None:
+        raise Unauthorized("send your player key as `Authorization: Bearer <key>`")
+    return holder
+
+
+def seat_of(claim: Claim, game: Game, token: str | None) -> int | None:
+    """The seat of `game` that `token` opens (a seat token, or the key of the player
+    who joined the seat), or None."""
+    if token is None:
+        return None
+    hashed = digest(token)
+    seat = None
+    for number, candidate in enumerate(game.seats):
+        # Compare with every seat, so that the time taken says nothing about which.
+        if candidate.token_hash is not None and hmac.compare_digest(hashed, candidate.token_hash):
+            seat = number
+    if seat is None and any(candidate.player for candidate in game.seats):
+        holder = player_of(claim, token)
+        if holder is not None:
+            seat = next((n for n, s in enumerate(game.seats) if s.player == holder.id), None)
+    return seat
+
+
+def seat_opened(claim: Claim, game: Game, token: str | None) -> int:
+    """The seat that `token` opens; Unauthorized if none."""
+    seat = seat_of(claim, game, token)
+    if seat is None:
+        raise Unauthorized("send the seat's token as `Authorization: Bearer <token>`")
+    return seat

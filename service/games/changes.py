@@ -1,0 +1,112 @@
+"""What follows a change of a game, declared once: every use case that appends, from
+an HTTP request or from a job, ends with `changed(claim, Change(...))`.
+
+`FOLLOWS` lists what a change may call for, in order: the projections (the lobby,
+each player's games), the AI turn, the deadline, the notifications. Each looks at the
+change and does what it calls for, often nothing: a move between people without move
+time and without registered players costs no round trip here.
+
+`claim rebuild` writes every projection again from the streams through the same
+table (`rebuild`), with no notification sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from service.events import DecisionMade, Event, Game, SeatJoined, fold
+
+from . import deadlines, notifications, turns
+from .claim import Claim
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """`game` as a change left it, and the events the change appended (all of them
+    when the projections are written again; None when they are not known: a job
+    finishing what an earlier run of it appended)."""
+
+    game: Game
+    events: tuple[Event, ...] | None
+    timer_fired: bool = False  # the game's deadline timer fired: set it anew
+    rebuilt: bool = False  # written again from the streams: tell nobody anything
+
+    @property
+    def reset_timers(self) -> bool:
+        """Whether the timers may hold anything, and are set from the game as it is."""
+        return self.timer_fired or self.rebuilt
+
+
+def _lobby(claim: Claim, change: Change) -> None:
+    """The lobby lists a game by status and seats: a change of either shows."""
+    game, events = change.game, change.events
+    if events is None or game.ending is not None or not all(_is_decision(e) for e in events):
+        claim.lobby.project(game)
+
+
+def _is_decision(event: Event) -> bool:
+    return isinstance(event, DecisionMade)
+
+
+def _player_games(claim: Claim, change: Change) -> None:
+    """A registered player who takes a seat has the game in their inbox."""
+    events = change.events
+    if events is None or any(isinstance(e, SeatJoined) and e.player for e in events):
+        for seat in change.game.seats:
+            if seat.player is not None:
+                claim.player_games.add(seat.player, change.game.id, seat.joined_at)
+
+
+FOLLOWS: tuple[Callable[[Claim, Change], object], ...] = (
+    _lobby,
+    _player_games,
+    lambda claim, change: turns.follow(claim, change.game),
+    lambda claim, change: deadlines.follow(claim, change.game, change.reset_timers),
+    lambda claim, change: notifications.follow(claim, change.game, change.rebuilt),
+)
+
+
+def changed(claim: Claim, change: Change) -> None:
+    """Do what `change` calls for; if something fails, do the rest, then raise the
+    first failure (a job is then retried, and does it again)."""
+    failure = None
+    for follow in FOLLOWS:
+        try:
+            follow(claim, change)
+        except Exception as error:
+            failure = failure or error
+            game = change.game
+            log.exception("game %s: what follows version %s failed", game.id, game.version)
+    if failure is not None:
+        raise failure
+
+
+def follow_up(claim: Claim, change: Change) -> None:
+    """`changed`, a failure logged and not raised: for a change made for a request,
+    whose answer must go out (it may hold a secret shown once). The change is stored
+    already: the sweep and the timers catch up on what was missed, and a repeat of
+    the request does it again."""
+    with contextlib.suppress(Exception):  # logged by `changed`
+        changed(claim, change)
+
+
+def rebuild(claim: Claim, game_ids: Iterable[str]) -> int:
+    """Write again, from the streams, every projection of the games `game_ids` (the
+    lobby, each player's games, the games waiting on an AI, the deadline and reminder
+    timers) and enqueue what they call for; answer the number of games.
+
+    Safe while the service runs: each projection keeps the newest version it was
+    given, and what is enqueued twice is done once."""
+    count = 0
+    for game_id in game_ids:
+        records = claim.store.read(game_id)
+        game = fold(game_id, records)
+        events = tuple(record.event for record in records)
+        changed(claim, Change(game, events, rebuilt=True))
+        count += 1
+    return count

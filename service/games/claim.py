@@ -1,0 +1,88 @@
+"""`Claim`: what every use case works with, made once per process from the `Config`.
+
+    claim = Claim.connect(Config.from_env())            # claim serve, claim worker
+    claim = Claim.connect(config, client=redis_client, clock=clock, jobs=False)  # tests
+
+The event store and each projection own their Redis keys; the job queues are RQ's.
+With `jobs=False` nothing is enqueued (the API's tests run no workers); the
+projections are written all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+import redis
+
+from service.config import Config
+from service.events import (
+    AiTurns,
+    GameStore,
+    Lobby,
+    PlayerGames,
+    PlayerStore,
+    Rematches,
+    RequestCounts,
+    Timers,
+    connect,
+    utc_now,
+)
+
+from .jobs import Jobs
+from .webhooks import Allowlist
+
+DEADLINES = "deadlines"  # the kinds of timers
+REMINDERS = "reminders"
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The settings, the event store, the projections, the job queues and the clock."""
+
+    config: Config
+    store: GameStore
+    players: PlayerStore
+    lobby: Lobby
+    player_games: PlayerGames
+    ai_turns: AiTurns
+    deadlines: Timers
+    reminders: Timers
+    rematches: Rematches
+    request_counts: RequestCounts
+    jobs: Jobs | None
+    allowlist: Allowlist  # where webhooks may go (`WEBHOOK_ALLOW`, parsed once)
+    clock: Callable[[], datetime]
+
+    @classmethod
+    def connect(
+        cls,
+        config: Config,
+        *,
+        client: redis.Redis | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        jobs: bool = True,
+    ) -> Claim:
+        """The application on `client` (default: a client of the Redis of `config`)."""
+        client = client if client is not None else connect(config)
+        prefix = config.prefix
+        return cls(
+            config=config,
+            store=GameStore(client, prefix, clock),
+            players=PlayerStore(client, prefix, clock),
+            lobby=Lobby(client, prefix),
+            player_games=PlayerGames(client, prefix),
+            ai_turns=AiTurns(client, prefix),
+            deadlines=Timers(client, prefix, DEADLINES),
+            reminders=Timers(client, prefix, REMINDERS),
+            rematches=Rematches(client, prefix),
+            request_counts=RequestCounts(client, prefix),
+            jobs=Jobs(client, prefix) if jobs else None,
+            allowlist=Allowlist.parse(config.webhook_allow),
+            clock=clock,
+        )
+
+    def timers(self, kind: str) -> Timers:
+        """The timers of `kind`: `deadlines` or `reminders`."""
+        return {DEADLINES: self.deadlines, REMINDERS: self.reminders}[kind]

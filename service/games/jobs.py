@@ -1,0 +1,99 @@
+"""The jobs the application asks of the workers, through RQ: AI turns (queue `ai`)
+and notifications (queue `webhooks`).
+
+A job carries ids only, `(game id, version)`, and for a notification the kind, the
+player and the channel: never a card, a hand or a deck. A job is named by the string
+of its function (`workers.jobs.*`), so this package imports nothing of `workers`.
+RQ runs a job at least once; the event store makes it count once (`ids.py`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import redis
+from rq import Queue, Retry
+
+from service.config import DEFAULT_PREFIX
+
+AI = "ai"
+WEBHOOKS = "webhooks"
+AI_RETRY = Retry(max=5, interval=[1, 2, 4, 8, 16])  # seconds
+# Four times longer each time: the last try comes about 1.4 hours after the first.
+DELIVERY_RETRY = Retry(max=5, interval=[15, 60, 240, 960, 3840])
+AGAIN = "-again"  # the end of the id of a job that a sweep enqueued again
+
+
+def ai_turn_job(game_id: str, version: int) -> str:
+    """The id of the job of an AI turn (RQ's job ids hold no ':')."""
+    return f"ai-{game_id}-{version}"
+
+
+def waits(queued: frozenset[str], job_id: str) -> bool:
+    """Whether the job, or the copy a sweep enqueued again, is among `queued`."""
+    return job_id in queued or job_id + AGAIN in queued
+
+
+def queue_name(name: str, key_prefix: str) -> str:
+    """`ai`, `webhooks`; prefixed when the keys are (tests use a prefix each)."""
+    return name if key_prefix == DEFAULT_PREFIX else f"{key_prefix}.{name}"
+
+
+if TYPE_CHECKING:
+    from .notifications import Notice
+
+
+class Jobs:
+    """The queues of one key prefix on one Redis."""
+
+    def __init__(self, connection: redis.Redis, prefix: str):
+        self.connection = connection
+        self.ai = Queue(queue_name(AI, prefix), connection=connection)
+        self.webhooks = Queue(queue_name(WEBHOOKS, prefix), connection=connection)
+
+    @property
+    def queues(self) -> list[Queue]:
+        return [self.ai, self.webhooks]
+
+    def ai_turn(self, game_id: str, version: int, again: bool = False) -> str:
+        """Enqueue the AI turn of `game_id` at `version` (`again`: a sweep's copy of
+        a job that was lost); answer the job id."""
+        job_id = ai_turn_job(game_id, version) + (AGAIN if again else "")
+        self.ai.enqueue(
+            "workers.jobs.ai_turn",
+            game_id,
+            version,
+            job_id=job_id,
+            retry=AI_RETRY,
+            result_ttl=60,
+        )
+        return job_id
+
+    def queued_ai_turns(self) -> frozenset[str]:
+        """The ids of the AI turns' jobs in the queue: not lost, only not run yet. (A
+        job's status does not tell: a worker killed just after taking a job from the
+        queue leaves it `queued` but nowhere.)"""
+        return frozenset(self.ai.get_job_ids())
+
+    def deliver(self, channel: str, notice: Notice) -> str:
+        """Enqueue one notification by `channel`; answer the job id (the same for the
+        same notice, so that a notice enqueued twice is one job)."""
+        job_id = f"{channel}-{notice.delivery_id}"
+        self.webhooks.enqueue(
+            "workers.jobs.deliver",
+            channel,
+            notice.kind,
+            notice.game_id,
+            notice.version,
+            notice.player_id,
+            notice.new_game_id,
+            job_id=job_id,
+            retry=DELIVERY_RETRY,
+            result_ttl=600,
+        )
+        return job_id
+
+    @staticmethod
+    def delivery_attempt(retries_left: int | None) -> int:
+        """Which attempt of a delivery a job with `retries_left` is: 1 for the first."""
+        return 1 if retries_left is None else DELIVERY_RETRY.max - retries_left + 1

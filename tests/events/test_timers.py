@@ -1,0 +1,59 @@
+"""The timers projection: a due time per game, set only from a version as new as the
+last, claimed a chunk at a time under a lease (unit tests on fakeredis)."""
+
+from datetime import timedelta
+
+import pytest
+
+from service.events import Timers
+from tests.events.factories import START
+
+
+@pytest.fixture
+def timers(fake_redis):
+    return Timers(fake_redis, "test", "deadlines")
+
+
+def at(seconds: float):
+    return START + timedelta(seconds=seconds)
+
+
+def test_a_timer_is_set_moved_and_cleared(timers):
+    assert timers.set("g1", 3, at(60))
+    assert timers.due() == {"g1": at(60).timestamp()}
+    timers.set("g1", 4, at(90))
+    assert timers.due() == {"g1": at(90).timestamp()}
+    timers.set("g1", 5, None)
+    assert timers.due() == {}
+    assert timers.version("g1") == 5
+
+
+def test_a_timer_set_from_an_older_version_leaves_the_newer_one(timers):
+    """Two changes scheduling out of order: the older one's timer is not kept."""
+    timers.set("g1", 5, None)
+    assert not timers.set("g1", 4, at(60))
+    assert timers.due() == {}
+    assert timers.version("g1") == 5
+
+
+def test_due_timers_are_claimed_with_their_versions_and_leased(timers):
+    timers.set("due", 3, at(60))
+    timers.set("later", 7, at(600))
+    assert timers.claim(at(60), count=10, lease=30) == [("due", 3)]
+    assert timers.due() == {"due": at(90).timestamp(), "later": at(600).timestamp()}
+    assert timers.claim(at(89), count=10, lease=30) == []  # leased meanwhile
+    assert timers.claim(at(90), count=10, lease=30) == [("due", 3)]  # the lease ran out
+
+
+def test_a_claim_takes_at_most_its_count_the_earliest_first(timers):
+    for n in range(5):
+        timers.set(f"g{n}", 1, at(10 - n))
+    assert [game_id for game_id, _ in timers.claim(at(60), count=2, lease=30)] == ["g4", "g3"]
+    assert len(timers.claim(at(60), count=10, lease=30)) == 3
+
+
+def test_kinds_keep_timers_apart(fake_redis, timers):
+    reminders = Timers(fake_redis, "test", "reminders")
+    timers.set("g1", 1, at(60))
+    assert reminders.due() == {}
+    assert reminders.claim(at(60), count=10, lease=30) == []

@@ -1,0 +1,44 @@
+"""The application on the test's Redis and key prefix, with a clock the test moves;
+jobs enqueued only where a test asks for them (`claim_with_jobs`)."""
+
+from datetime import timedelta
+
+import pytest
+
+from service.config import Config
+from service.events import utc_now
+from service.games import Claim
+
+
+class Clock:
+    """A clock that stands still until the test moves it."""
+
+    def __init__(self):
+        self.now = utc_now()
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds: float):
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def config(prefix):
+    return Config(prefix=prefix, rate_limit="", webhook_allow="127.0.0.0/8")
+
+
+@pytest.fixture
+def claim(redis_client, config, clock) -> Claim:
+    return Claim.connect(config, client=redis_client, clock=clock, jobs=False)
+
+
+@pytest.fixture
+def claim_with_jobs(redis_client, config, clock, rq_cleanup) -> Claim:
+    """The application with its RQ queues (named after the test's prefix)."""
+    return Claim.connect(config, client=redis_client, clock=clock)
