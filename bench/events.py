@@ -12,12 +12,12 @@ timed, it appends their decisions one by one (a `DecisionMade` with its expected
 version each), and makes as many raw `XADD`s of the same fields (id, type, schema
 version, time, data) to a stream of its own. All clients start each timed run together;
 runs alternate, append then XADD, `--rounds` times, and the best round of each counts.
-Target: an append costs at most 3 XADDs (DESIGN.md, Events: one Lua script per append).
+Target: an append costs at most 3 XADDs (docs/design.md, Events: one Lua script per append).
 
 Folds: a finished 2-, 3- and 4-player game, `--folds` times each: `GameStore.load` on a
 fresh store (no cached fold: XRANGE, decode, fold), and beside it XRANGE alone, `read`
 (XRANGE and decode) and the pure `fold` of records already decoded. Target: under 2 ms
-(DESIGN.md: "about a millisecond"). `--profile` shows where the time of appends and of
+(docs/design.md: folding "about a millisecond"). `--profile` shows where the time of appends and of
 loads goes instead (cProfile, one process).
 """
 
@@ -161,7 +161,7 @@ def fold_timings(connection: redis.Redis, prefix: str, players: int, rng, folds:
     `fold` of decoded records, `load` on a fresh store) for one finished game."""
     store = GameStore(connection, prefix)
     game_id = finished_game(store, players, rng)
-    key = store.key(game_id, "events")
+    key = f"{prefix}:game:{{{game_id}}}:events"  # the stream (docs/design.md, Events)
     records = store.read(game_id)
     return (
         len(records),

@@ -1,4 +1,4 @@
-"""Pure AI players (DESIGN: `domain <- ai`).
+"""Pure AI players (docs/design.md: `domain <- ai`).
 
 A player is a function of one seat's observation (RULES.md 8) and a `random.Random`,
 returning one of `observation.legal`. It never sees the state, other hands or the

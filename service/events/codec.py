@@ -2,7 +2,7 @@
 
 An event is stored as its type name, its schema version and its data as JSON. Data of
 an older schema version is upcast step by step to the current one when read; stored
-events are never rewritten (DESIGN.md, Events).
+events are never rewritten (docs/design.md, Events).
 """
 
 from __future__ import annotations

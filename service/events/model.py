@@ -1,4 +1,4 @@
-"""The events of a game: immutable facts, named in the past tense (DESIGN.md, Events).
+"""The events of a game: immutable facts, named in the past tense (docs/design.md, Events).
 
 Only what carries information is stored: the creation with the shuffled deck, seats
 joined, decisions, resignations, timeouts and aborts. Round winners, prizes, phases

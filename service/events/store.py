@@ -1,6 +1,6 @@
 """The Redis store: one stream of events per game, appended by one Lua script.
 
-Keys (DESIGN.md, Events), all of one game sharing the hash tag `{<game-id>}`:
+Keys (docs/design.md, Events), all of one game sharing the hash tag `{<game-id>}`:
 
 - `<prefix>:game:{<id>}:events` the stream; entry id `<version>-0`, never trimmed;
 - `<prefix>:game:{<id>}:ids` event id -> the version its append ended at.

@@ -1,4 +1,4 @@
-"""Who a request is: invite codes, seat tokens and player keys (DESIGN.md, API).
+"""Who a request is: invite codes, seat tokens and player keys (docs/design.md, API).
 
 Each is 256 random bits from `secrets`, shown once and stored only as its SHA-256,
 compared in constant time. A seat token opens exactly one seat of one game; a player

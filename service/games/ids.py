@@ -14,7 +14,7 @@ with `cause` what appends or sends it and `key` what makes it that one:
 | `notice` | `<version>/<kind>/<player id>` | a notification is one delivery, however often sent |
 
 `n` numbers the events of one append (0, 1, ...). The event store refuses an event id
-it has seen (DESIGN: events are appended once), and answers the first append instead.
+it has seen (docs/design.md, Events), and answers the first append instead.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""fakeredis for the unit tests of one projection module (DESIGN: a real Redis for
+"""fakeredis for the unit tests of one projection module (docs/design.md: a real Redis for
 anything that depends on blocking reads, persistence or concurrency; the Lua scripts
 run in fakeredis through lupa)."""
 

