@@ -50,6 +50,7 @@ import redis
 from common import delete_keys, random_game, redis_url
 from tqdm import tqdm
 
+from service.config import Config, child_environment
 from service.domain import Settings, random_factions
 from service.events import HUMAN, GameStore, SeatSpec, digest
 
@@ -274,7 +275,7 @@ def serving(workers: int, threads: int):
     """`claim serve` in a subprocess on a free port, stopped (and its keys deleted) after."""
     with redis_url() as url, tempfile.TemporaryDirectory(prefix="claim-bench-") as scratch:
         prefix = f"bench-{uuid.uuid4().hex[:12]}"
-        env = {**os.environ, "REDIS_URL": url}
+        env = child_environment(REDIS_URL=url)
         env.update(CLAIM_PREFIX=prefix, CLAIM_RATE_LIMIT=RATE_LIMIT)
         port = free_port()
         command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
@@ -338,7 +339,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     counts = [int(count) for count in args.clients.split(",")]
-    redis_at = os.environ.get("REDIS_URL") or "embedded"
+    redis_at = Config.from_env().redis_url or "embedded"
     rows = []
     with serving(args.workers, args.threads) as server:
         for clients in counts:

@@ -4,7 +4,6 @@ and finding worker processes."""
 from __future__ import annotations
 
 import contextlib
-import os
 import random
 import tempfile
 from contextlib import contextmanager
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import redis
 
+from service.config import Config
 from service.domain import Settings, apply, legal_decisions, new_game, shuffled_deck
 from service.events import DecisionMade
 from service.events.connection import embedded
@@ -20,8 +20,8 @@ from service.events.connection import embedded
 @contextmanager
 def redis_url():
     """REDIS_URL, else the URL of an embedded Redis in a temporary directory."""
-    if os.environ.get("REDIS_URL"):
-        yield os.environ["REDIS_URL"]
+    if url := Config.from_env().redis_url:
+        yield url
         return
     with tempfile.TemporaryDirectory(prefix="claim-bench-") as directory:
         server = embedded(Path(directory))

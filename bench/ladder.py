@@ -24,7 +24,6 @@ from multiprocessing import Pool
 
 from tqdm import tqdm
 
-from service.ai import LEVELS, player
 from service.domain import (
     Settings,
     apply,
@@ -33,7 +32,11 @@ from service.domain import (
     random_factions,
     result,
     shuffled_deck,
+    side_of,
 )
+from service.games.turns import PLAYERS
+
+LEVELS = tuple(PLAYERS)
 
 
 def play_deal(task: tuple[int, str, str, int, int]) -> tuple[str, list[float], dict]:
@@ -47,8 +50,8 @@ def play_deal(task: tuple[int, str, str, int, int]) -> tuple[str, list[float], d
     scores, seconds = [], defaultdict(list)
     for rotation in range(sides):
         hero_side = rotation
-        levels = [hero if _side(players, s) == hero_side else rival for s in range(players)]
-        players_ = [player(level) for level in levels]
+        levels = [hero if side_of(players, s) == hero_side else rival for s in range(players)]
+        players_ = [PLAYERS[level] for level in levels]
         rngs = [random.Random(f"{seed}:{players}:{deal}:{rotation}:{s}") for s in range(players)]
         state = new_game(settings, deck)
         while state.to_act is not None:
@@ -63,10 +66,6 @@ def play_deal(task: tuple[int, str, str, int, int]) -> tuple[str, list[float], d
         winner = result(state).winner
         scores.append(0.5 if winner is None else float(winner == hero_side))
     return f"{hero}:{rival}", scores, dict(seconds)
-
-
-def _side(players: int, seat: int) -> int:
-    return seat % 2 if players == 4 else seat
 
 
 def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import replace
 
 from tqdm import tqdm
 
@@ -153,9 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         return verify(args.file)
     if args.command in ("serve", "worker", "rebuild"):
         try:
-            config = Config.from_env()
+            options = {}
             if args.command == "worker":
-                config = replace(config, sweep_every=args.sweep_every, stuck_after=args.stuck_after)
+                options = {"sweep_every": args.sweep_every, "stuck_after": args.stuck_after}
+            config = Config.from_env(**options)
         except ConfigError as error:
             parser.error(str(error))
     if args.command == "serve":

@@ -2,7 +2,8 @@
 
 Every job of a process uses the process's `Claim`: the one `claim worker` made before
 it started working (`use`), or else one made from the environment (under RQ's own
-`rq worker`, say).
+`rq worker`, say, which runs these jobs but fires no timer: only `claim worker`'s
+clock thread does).
 """
 
 from __future__ import annotations

@@ -50,9 +50,10 @@ def run(config: Config, burst: bool = False) -> int:
     queues are empty)."""
     claim = games.Claim.connect(config)
     jobs.use(claim)  # the work horses, forked from this process, use it
-    if burst:
+    if burst:  # RQ's scheduler moves the due retries once, then the queues are emptied
         games.fire_due_timers(claim)
-        Worker(claim.jobs.queues, connection=claim.jobs.connection).work(burst=True)
+        worker = Worker(claim.jobs.queues, connection=claim.jobs.connection)
+        worker.work(burst=True, with_scheduler=True)
         return 0
     stop = threading.Event()
     # A Claim of its own, so that a horse forked while the thread uses Redis inherits

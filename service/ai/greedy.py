@@ -30,7 +30,16 @@ from itertools import repeat
 from math import comb
 from typing import NamedTuple
 
-from service.domain import FACTION_CARDS, Card, Decision, Faction, Observation, Play, playable
+from service.domain import (
+    FACTION_CARDS,
+    Card,
+    Decision,
+    Faction,
+    Observation,
+    Play,
+    playable,
+    side_of,
+)
 from service.domain.cards import (
     DOPPELGANGERS,
     DRAGONS,
@@ -290,7 +299,8 @@ def _signs(players: int, seat: int) -> tuple[float, ...]:
     """+1 for a card going to our side (the seat, or its partner with 4); -1 against
     us, or -1/2 with 3 players, where it goes to one of two opponents."""
     if players == 4:
-        return tuple(1.0 if other % 2 == seat % 2 else -1.0 for other in range(4))
+        ours = side_of(players, seat)
+        return tuple(1.0 if side_of(players, other) == ours else -1.0 for other in range(4))
     against = -0.5 if players == 3 else -1.0
     return tuple(1.0 if other == seat else against for other in range(players))
 
@@ -305,7 +315,7 @@ def _stakes(observation: Observation) -> dict[Card, float]:
         factions = (UNDEAD,) if UNDEAD in factions else ()
     piles = [Counter() for _ in range(2 if players == 4 else players)]
     for seat in range(players):
-        pile = piles[seat % 2 if players == 4 else seat]
+        pile = piles[side_of(players, seat)]
         pile.update(observation.score_piles[seat])
         pile.update(observation.gnomes_in_front[seat])
     removed = Counter(observation.removed)

@@ -73,13 +73,8 @@ def legal_decisions(state: State) -> tuple[Decision, ...]:
         decisions = tuple(dict.fromkeys(TAKE_DECISION[card] for card in prizes))
         return decisions + (TAKE_DECK,) if state.seer_choice else decisions
     # Hands are kept in code order, so the plays come out sorted.
-    return tuple(
-        dict.fromkeys(map(PLAY_DECISION.__getitem__, _playable(state.hands[seat], state.trick)))
-    )
-
-
-def _playable(hand: tuple[Card, ...], trick: tuple[Play, ...]) -> tuple[Card, ...]:
-    return playable(hand, trick[0].card.faction if trick else None)
+    led = state.trick[0].card.faction if state.trick else None
+    return tuple(dict.fromkeys(map(PLAY_DECISION.__getitem__, playable(state.hands[seat], led))))
 
 
 def playable(hand: Sequence[Card], led: Faction | None) -> tuple[Card, ...]:
@@ -99,7 +94,7 @@ def playable(hand: Sequence[Card], led: Faction | None) -> tuple[Card, ...]:
 
 
 def _may_play(hand: tuple[Card, ...], trick: tuple[Play, ...], card: Card) -> bool:
-    """Whether `card` is in `hand` and the follow rule allows it: `_playable` without
+    """Whether `card` is in `hand` and the follow rule allows it: `playable` without
     building the list, for `apply`'s check."""
     if card not in hand:
         return False

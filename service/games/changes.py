@@ -1,5 +1,5 @@
-"""What follows a change of a game, declared once: every use case that appends, from
-an HTTP request or from a job, ends with `changed(claim, Change(...))`.
+"""What follows a change of a game, declared once: every use case that appends ends
+with `changed(claim, Change(...))`, a job's directly, a request's through `follow_up`.
 
 `FOLLOWS` lists what a change may call for, in order: the projections (the lobby,
 each player's games), the AI turn, the deadline, the notifications. Each looks at the
@@ -89,8 +89,9 @@ def changed(claim: Claim, change: Change) -> None:
 def follow_up(claim: Claim, change: Change) -> None:
     """`changed`, a failure logged and not raised: for a change made for a request,
     whose answer must go out (it may hold a secret shown once). The change is stored
-    already: the sweep and the timers catch up on what was missed, and a repeat of
-    the request does it again."""
+    already; what was missed is done by the next change of the game (each follow looks
+    at the game as it is, not at what changed), by the sweep for a lost AI turn, by a
+    repeat of the request, or at the latest by `claim rebuild`."""
     with contextlib.suppress(Exception):  # logged by `changed`
         changed(claim, change)
 

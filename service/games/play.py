@@ -218,7 +218,7 @@ def move(
         raise InvalidRequest(str(error), errors={"move": [str(error)]}) from None
     if game.status == OPEN:
         raise GameNotStarted("the game waits for its seats to be taken")
-    [event_id] = ids.derived_ids(game.id, ids.MOVE, f"{seat}/{idempotency_key}")
+    event_id = ids.derived_id(game.id, ids.MOVE, f"{seat}/{idempotency_key}")
     event = DecisionMade(seat, decision)
     version, written = claim.store.append_once(game.id, [event], expected_version, [event_id])
     if not written:  # the key was used before: for this very move?

@@ -48,7 +48,7 @@ def take(claim: Claim, game_id: str, version: int) -> tuple[Event, ...]:
     spec = game.seats[seat]
     policy = None if spec.kind == AI else f"{TAKEOVER}:{spec.takeover}"
     event = DecisionMade(seat, decide(game, seat, spec.ai_level), timeout_policy=policy)
-    event_ids = ids.derived_ids(game_id, ids.AI_TURN, str(version))
+    event_ids = [ids.derived_id(game_id, ids.AI_TURN, str(version))]
     try:
         claim.store.append(game_id, [event], version, ids=event_ids)
     except StaleVersion:

@@ -17,7 +17,7 @@ def test_an_ai_turn_appends_one_legal_decision_of_the_acting_seat(claim):
     record = claim.store.read(game.id, after=1)[0]
     assert record.event.seat == game.state.to_act
     assert record.event.decision in legal_decisions(game.state)
-    assert [record.id] == ids.derived_ids(game.id, ids.AI_TURN, "1")
+    assert record.id == ids.derived_id(game.id, ids.AI_TURN, "1")
 
 
 def test_an_ai_turn_of_a_version_that_moved_on_does_nothing(claim):
