@@ -26,7 +26,7 @@ class ConfigError(ValueError):
 class Config:
     """Every setting of the service, with its default.
 
-    The environment variable of each is the field's `env` metadata; README.md lists them.
+    The environment variable of each is in `ENVIRONMENT`; README.md lists them all.
     """
 
     redis_url: str | None = None  # REDIS_URL; None: an embedded Redis in data_dir
@@ -38,6 +38,7 @@ class Config:
     mail_from: str = "claim@localhost"  # CLAIM_MAIL_FROM
     public_url: str = "http://127.0.0.1:8000"  # CLAIM_PUBLIC_URL: the server in emails
     reminder_share: float | None = 0.25  # CLAIM_REMINDER_SHARE; None (0): no reminders
+    watch_cap: int = 20  # CLAIM_WATCH_CAP: live streams and long-polls open per address
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -49,8 +50,8 @@ class Config:
         environ = os.environ if environ is None else environ
         values = {}
         for name, variable in ENVIRONMENT.items():
-            text = environ.get(variable)
-            if text is not None:
+            text = environ.get(variable, "").strip()
+            if text or (name in EMPTY_MEANS_OFF and variable in environ):
                 values[name] = _parse(name, variable, text)
         return replace(cls(**values), **overrides)
 
@@ -62,6 +63,8 @@ class Config:
         for name in ("sweep_every", "stuck_after"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"--{name.replace('_', '-')} must be above 0")
+        if self.watch_cap < 1:
+            raise ConfigError(f"CLAIM_WATCH_CAP: {self.watch_cap} is not 1 or more")
 
 
 # The environment variable of each setting read from the environment.
@@ -75,22 +78,28 @@ ENVIRONMENT = {
     "mail_from": "CLAIM_MAIL_FROM",
     "public_url": "CLAIM_PUBLIC_URL",
     "reminder_share": "CLAIM_REMINDER_SHARE",
+    "watch_cap": "CLAIM_WATCH_CAP",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
 
+EMPTY_MEANS_OFF = ("rate_limit",)  # an empty value of any other variable is its default
+
+
 def _parse(name: str, variable: str, text: str):
-    text = text.strip()
-    if name in ("redis_url", "smtp_url"):
-        return text or None
     if name == "data_dir":
-        return Path(text or ".claim")
+        return Path(text)
     if name == "reminder_share":
         try:
-            share = float(text) if text else 0.25
+            share = float(text)
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
         return share or None  # 0: no reminders
+    if name == "watch_cap":
+        try:
+            return int(text)
+        except ValueError:
+            raise ConfigError(f"{variable}: {text!r} is not a whole number") from None
     return text
 
 

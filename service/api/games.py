@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 
 from flask import Response, current_app, request, stream_with_context, url_for
@@ -25,7 +24,7 @@ from service.games import (
 from .auth import bearer_token
 from .lobby import LobbyPageSchema
 from .problems import Blueprint, Text
-from .view import GameViewSchema, game_view, json_response
+from .view import GameViewSchema, game_view, json_response, view_json
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Create, join and play games")
 BEARER = [{"bearer": []}]
@@ -226,28 +225,27 @@ def join(args, game_id, seat):
 ETAG = {"ETag": {"description": "the version, quoted", "schema": {"type": "string"}}}
 
 
+class ConditionalSchema(Schema):
+    if_none_match = fields.String(
+        data_key="If-None-Match",
+        metadata={"description": "an ETag seen before: 304 while the version is the same"},
+    )
+
+
 @blp.route("/<game_id>", methods=["GET"])
 @blp.arguments(ViewQuerySchema, location="query")
+@blp.arguments(ConditionalSchema, location="headers")
 @blp.response(200, GameViewSchema, headers=ETAG)
 @blp.alt_response(304, description="Not modified: still the version of If-None-Match", headers=ETAG)
-@blp.doc(
-    security=[{}, *BEARER],
-    parameters=[
-        {
-            "in": "header",
-            "name": "If-None-Match",
-            "required": False,
-            "schema": {"type": "string"},
-            "description": "an ETag seen before: 304 while the version is the same",
-        }
-    ],
-)
-def view(args, game_id):
+@blp.doc(security=[{}, *BEARER])
+def view(args, _conditional, game_id):
     """The game as the caller may see it: public, or a seat's with its token.
 
     `ETag` is the version. With `after` and `wait`, waits until the version is above
     `after` (a long-poll), then answers as usual."""
-    seen = games.look(claim(), game_id, bearer_token(), args.get("after"), args["wait"])
+    seen = games.look(
+        claim(), game_id, bearer_token(), args.get("after"), args["wait"], request.remote_addr
+    )
     version = seen.game.version
     headers = {"ETag": f'"{version}"', "Vary": "Authorization"}
     if request.if_none_match.contains_weak(str(version)):
@@ -346,23 +344,37 @@ class StreamQuerySchema(Schema):
     )
 
 
+class ResumeSchema(Schema):
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        metadata={
+            "description": "the last version seen: every version after it is sent, in"
+            " order; from further back than 100 versions, a `snapshot` of the game now."
+            " Anything but a version counts as none (a stream resumes whatever it sent).",
+            "example": "17",
+        },
+    )
+
+
 @blp.route("/<game_id>/stream", methods=["GET"])
 @blp.arguments(StreamQuerySchema, location="query")
+@blp.arguments(ResumeSchema, location="headers")
 @blp.response(200, content_type="text/event-stream")
 @blp.doc(
     security=[{}, *BEARER],
     responses={
         200: {
             "description": "Server-Sent Events: `view` events whose `id` is the version and"
-            " whose data is the caller's view as `GET /games/{id}` answers it; a"
-            " `: keep-alive` comment every 15 s.",
+            " whose data is the caller's view as `GET /games/{id}` answers it (a"
+            " `snapshot` event instead when a resumed stream cannot send each version"
+            " missed); a `: keep-alive` comment every 15 s.",
             "content": {
                 "text/event-stream": {
                     "schema": {
                         "type": "object",
                         "properties": {
                             "id": {"type": "string", "description": "the version"},
-                            "event": {"type": "string", "enum": ["view"]},
+                            "event": {"type": "string", "enum": ["view", "snapshot"]},
                             "data": {"type": "string", "description": "the view, as JSON"},
                         },
                     }
@@ -371,38 +383,32 @@ class StreamQuerySchema(Schema):
         }
     },
 )
-def stream(args, game_id):
+def stream(args, resume, game_id):
     """The caller's view now, then at each new version (Server-Sent Events), until the
-    game ends; `Last-Event-ID` resumes after that version."""
-    seen = games.look(claim(), game_id, bearer_token())
-    known = request.headers.get("Last-Event-ID", "")
-    events = view_events(
+    game ends; `Last-Event-ID` resumes after that version: every version after it, in
+    order, or a `snapshot` event of the game now if it is too far behind."""
+    known = resume.get("last_event_id", "")
+    updates = games.watch(
         claim(),
-        seen,
-        int(known) if re.fullmatch(r"[0-9]{1,15}", known) else 0,
+        game_id,
+        bearer_token(),
+        request.remote_addr,
+        int(known) if re.fullmatch(r"[0-9]{1,15}", known) else None,
         args["max_seconds"],
         current_app.config.get("SSE_KEEPALIVE", 15),
     )
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(stream_with_context(events), mimetype="text/event-stream", headers=headers)
+    return Response(
+        stream_with_context(server_sent(updates)), mimetype="text/event-stream", headers=headers
+    )
 
 
-def view_events(
-    claim: Claim, seen: games.Seen, known: int, seconds: float, keepalive: float
-) -> Iterator[str]:
-    """The lines of the event stream: each version after `known` as a `view` event."""
-    game, seat = seen.game, seen.seat
-    until = time.monotonic() + seconds
-    while True:
-        if game.version > known:
-            known = game.version
-            data = json_response(game_view(game, seat)).get_data(as_text=True)
-            yield f"id: {known}\nevent: view\ndata: {data}\n\n"
-        left = until - time.monotonic()
-        if game.ending is not None or left <= 0:
-            return
-        newer = games.next_version(claim, game, min(keepalive, left))
-        if newer is None:
-            yield ": keep-alive\n\n"
+def server_sent(updates: Iterator[games.Update]) -> Iterator[bytes]:
+    """The updates as Server-Sent Events: `view` (or `snapshot`) events whose `id` is
+    the version, and keep-alive comments."""
+    for update in updates:
+        if update.game is None:
+            yield b": keep-alive\n\n"
         else:
-            game = newer
+            head = f"id: {update.game.version}\nevent: {update.kind}\ndata: ".encode()
+            yield head + view_json(update.game, update.seat) + b"\n\n"

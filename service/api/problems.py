@@ -72,6 +72,7 @@ KINDS = {
         Kind("illegal-move", 422, "The move is against the rules"),
         Kind("idempotency-key-reused", 422, "The idempotency key was used for another request"),
         Kind("rate-limited", 429, "Too many requests"),
+        Kind("too-many-watches", 429, "Too many live streams and long-polls open"),
         Kind("internal-error", 500, "Internal server error"),
         Kind("corrupt-game", 500, "A stored event of the game cannot be read"),
         Kind("store-unavailable", 503, "The game store is unavailable"),
@@ -92,8 +93,11 @@ PROBLEMS: dict[type[games.GameError], str] = {
     games.GameNotOver: "game-not-over",
     games.IllegalMove: "illegal-move",
     games.IdempotencyKeyReused: "idempotency-key-reused",
+    games.TooManyWatches: "too-many-watches",
     games.CorruptGame: "corrupt-game",
     games.StoreUnavailable: "store-unavailable",
+    games.Refused: "validation-error",  # a refusal of a kind of its own not named above
+    games.Failed: "internal-error",
 }
 # Failures whose detail is for the log only: the client is told this instead.
 TOLD = {
@@ -167,7 +171,7 @@ def problem_of(error: Exception) -> Problem:
 
 
 def _application_problem(error: games.GameError) -> Problem:
-    kind = PROBLEMS[type(error)]
+    kind = next(PROBLEMS[kind] for kind in type(error).__mro__ if kind in PROBLEMS)
     if isinstance(error, games.Failed):
         log.error("%s", error.__cause__ or error)  # what failed, for the operator
     extensions = {}

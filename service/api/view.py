@@ -7,6 +7,9 @@ and the view adds every hand, follower pile, the draw pile and the deck.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import orjson
 from flask import Response
 from marshmallow import Schema, fields
@@ -96,6 +99,27 @@ def game_view(
             "winners": list(game.ending.winners),
         },
     }
+
+
+def view_json(game: Game, seat: int | None) -> bytes:
+    """`game_view(game, seat)` as JSON, made once per version and seat for all the
+    live streams of this process: a change watched by a thousand streams is rendered
+    once per seat, not a thousand times."""
+    key = (game.creation.commitment, game.version, seat)  # the commitment: this very game
+    with _rendered_lock:
+        rendered = _rendered.get(key)
+    if rendered is None:
+        rendered = orjson.dumps(game_view(game, seat))
+        with _rendered_lock:
+            _rendered[key] = rendered
+            while len(_rendered) > RENDERED:
+                _rendered.popitem(last=False)
+    return rendered
+
+
+RENDERED = 512  # views kept rendered (a game at a version never changes)
+_rendered: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
+_rendered_lock = threading.Lock()
 
 
 def json_response(body: dict, status: int = 200, headers: dict | None = None) -> Response:

@@ -88,6 +88,8 @@ from .rematches import Rematches
 from .request_counts import RequestCounts
 from .store import Appended, GameStore, utc_now
 from .timers import Timers
+from .watch_leases import WatchLeases
+from .watchers import Waiter, Watchers
 
 __all__ = [
     "ABORTED",
@@ -148,6 +150,9 @@ __all__ = [
     "UnknownGame",
     "UnknownPlayer",
     "UnknownVersion",
+    "Waiter",
+    "WatchLeases",
+    "Watchers",
     "apply_event",
     "connect",
     "deck_commitment",

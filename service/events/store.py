@@ -7,7 +7,8 @@ Keys (docs/design.md, Events), all of one game sharing the hash tag `{<game-id>}
 
 The script checks the expected version and the ids already seen, and only then
 writes, so two writers can never both append at one version, and a re-sent event
-writes nothing and answers the first result.
+writes nothing and answers the first result. Having written, it publishes
+`<game id> <version>` on the channel `<prefix>:changes` (`watchers.py` listens).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import re
 import secrets
 import threading
-import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -51,13 +51,14 @@ from .model import (
 
 GAME_ID = re.compile(r"^[0-9a-z]{1,40}$")
 
-# KEYS: stream, ids.  ARGV: expected version, "1" if the game must exist, then five
-# values per event: id, type, schema version, time, data.
+# KEYS: stream, ids.  ARGV: expected version, "1" if the game must exist, the channel
+# of changes, the game id, then five values per event: id, type, schema version, time,
+# data.
 APPEND = """
 local expected = tonumber(ARGV[1])
-local count = (#ARGV - 2) / 5
+local count = (#ARGV - 4) / 5
 for i = 0, count - 1 do
-  local seen = redis.call('HGET', KEYS[2], ARGV[3 + i * 5])
+  local seen = redis.call('HGET', KEYS[2], ARGV[5 + i * 5])
   if seen then return {'seen', tonumber(seen)} end
 end
 local current = redis.call('XLEN', KEYS[1])
@@ -65,17 +66,14 @@ if current == 0 and ARGV[2] == '1' then return {'unknown', 0} end
 if current ~= expected then return {'stale', current} end
 local last = current + count
 for i = 0, count - 1 do
-  local at = 3 + i * 5
+  local at = 5 + i * 5
   redis.call('XADD', KEYS[1], (current + i + 1) .. '-0', 'id', ARGV[at], 'type', ARGV[at + 1],
     'v', ARGV[at + 2], 'at', ARGV[at + 3], 'data', ARGV[at + 4])
   redis.call('HSET', KEYS[2], ARGV[at], last)
 end
+redis.call('PUBLISH', ARGV[3], ARGV[4] .. ' ' .. last)
 return {'ok', last}
 """
-
-# A long-poll blocks in slices this long (seconds): a client's socket timeout (redis-py 8:
-# 5 s by default) would otherwise cut off a longer XREAD BLOCK as a Redis failure.
-WAIT_SLICE = 1.0
 
 
 def utc_now() -> datetime:
@@ -195,7 +193,12 @@ class GameStore:
             Recorded(expected_version + n, event_id, at, event)
             for n, (event_id, event) in enumerate(zip(ids, events, strict=True), start=1)
         ]
-        argv: list[object] = [expected_version, int(expected_version > 0)]
+        argv: list[object] = [
+            expected_version,
+            int(expected_version > 0),
+            changes_channel(self._prefix),
+            game_id,
+        ]
         for record in records:
             try:
                 name, version, data = encode(record.event)
@@ -263,22 +266,6 @@ class GameStore:
             )
             if not entries and not known and not self._redis.exists(key):
                 raise UnknownGame(game_id)
-        return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
-
-    def wait(self, game_id: str, after: int, timeout: float) -> list[Recorded]:
-        """The events after version `after`, waiting up to `timeout` seconds for the
-        first one to be appended; [] if none came (a long-poll)."""
-        records = self.read(game_id, after)
-        if records or timeout <= 0:
-            return records
-        key = self._key(game_id, "events")
-        deadline = time.monotonic() + timeout
-        entries = []
-        with redis_errors():
-            while not entries and (left := deadline - time.monotonic()) > 0:
-                block = max(1, round(min(left, WAIT_SLICE) * 1000))
-                reply = self._redis.xread({key: f"{after}-0"}, block=block)
-                entries = reply[0][1] if reply else []
         return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
 
     def load(self, game_id: str, version: int | None = None) -> Game:
@@ -361,6 +348,11 @@ class GameStore:
         with redis_errors():
             for key in self._redis.scan_iter(match=pattern, count=1000, _type="stream"):
                 yield _text(key).split("{", 1)[1].split("}", 1)[0]
+
+
+def changes_channel(prefix: str) -> str:
+    """The channel on which every append publishes `<game id> <version>`."""
+    return f"{prefix}:changes"
 
 
 def _text(value: bytes | str) -> str:

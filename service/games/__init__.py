@@ -46,6 +46,7 @@ from .errors import (
     SeatUnavailable,
     StaleVersion,
     StoreUnavailable,
+    TooManyWatches,
     Unauthorized,
     UnknownGame,
     UnknownStep,
@@ -53,6 +54,7 @@ from .errors import (
 )
 from .history import Audit, EventLog, LoggedEvent, Step, audit, event_log, replay
 from .jobs import Jobs
+from .live import MAX_RESUME, SNAPSHOT, VIEW, Seen, Update, look, seated, watch
 from .notifications import Notice
 from .play import (
     PRESET_NAMES,
@@ -61,16 +63,12 @@ from .play import (
     Joined,
     Moved,
     Rematch,
-    Seen,
     come_back,
     create,
     join,
-    look,
     move,
-    next_version,
     rematch,
     resign,
-    seated,
 )
 from .players import Inbox, deliveries, inbox, profile, register, rotate_key, update
 from .server import count_request, health, lobby
@@ -82,13 +80,16 @@ __all__ = [
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
     "HUMAN",
+    "MAX_RESUME",
     "OPEN",
     "PRESET_NAMES",
     "RANDOM",
     "REMINDERS",
     "RUNNING",
+    "SNAPSHOT",
     "STATUSES",
     "TIMEOUT_POLICIES",
+    "VIEW",
     "Audit",
     "Change",
     "Claim",
@@ -122,9 +123,11 @@ __all__ = [
     "StaleVersion",
     "Step",
     "StoreUnavailable",
+    "TooManyWatches",
     "Unauthorized",
     "UnknownGame",
     "UnknownStep",
+    "Update",
     "WrongInvite",
     "audit",
     "changed",
@@ -141,7 +144,6 @@ __all__ = [
     "lobby",
     "look",
     "move",
-    "next_version",
     "play_ai_turn",
     "profile",
     "rebuild",
@@ -153,4 +155,5 @@ __all__ = [
     "seated",
     "sweep",
     "update",
+    "watch",
 ]

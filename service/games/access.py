@@ -52,6 +52,12 @@ def seat_of(claim: Claim, game: Game, token: str | None) -> int | None:
     return seat
 
 
+def seat_or_public(claim: Claim, game: Game, token: str | None) -> int | None:
+    """The seat that `token` opens; None without a token (the public); Unauthorized
+    if it opens none (a wrong token is not taken for no token)."""
+    return None if token is None else seat_opened(claim, game, token)
+
+
 def seat_opened(claim: Claim, game: Game, token: str | None) -> int:
     """The seat that `token` opens; Unauthorized if none."""
     seat = seat_of(claim, game, token)

@@ -26,6 +26,8 @@ from service.events import (
     Rematches,
     RequestCounts,
     Timers,
+    Watchers,
+    WatchLeases,
     connect,
     utc_now,
 )
@@ -51,6 +53,8 @@ class Claim:
     reminders: Timers
     rematches: Rematches
     request_counts: RequestCounts
+    watchers: Watchers  # this process's long-polls and live streams, by game
+    watch_leases: WatchLeases
     jobs: Jobs | None
     allowlist: Allowlist  # where webhooks may go (`WEBHOOK_ALLOW`, parsed once)
     clock: Callable[[], datetime]
@@ -67,9 +71,10 @@ class Claim:
         """The application on `client` (default: a client of the Redis of `config`)."""
         client = client if client is not None else connect(config)
         prefix = config.prefix
+        store = GameStore(client, prefix, clock)
         return cls(
             config=config,
-            store=GameStore(client, prefix, clock),
+            store=store,
             players=PlayerStore(client, prefix, clock),
             lobby=Lobby(client, prefix),
             player_games=PlayerGames(client, prefix),
@@ -78,10 +83,16 @@ class Claim:
             reminders=Timers(client, prefix, REMINDERS),
             rematches=Rematches(client, prefix),
             request_counts=RequestCounts(client, prefix),
+            watchers=Watchers(client, prefix, store),
+            watch_leases=WatchLeases(client, prefix),
             jobs=Jobs(client, prefix) if jobs else None,
             allowlist=Allowlist.parse(config.webhook_allow),
             clock=clock,
         )
+
+    def close(self) -> None:
+        """Stop what runs in the background of this process (the watchers' listener)."""
+        self.watchers.close()
 
     def timers(self, kind: str) -> Timers:
         """The timers of `kind`: `deadlines` or `reminders`."""

@@ -89,6 +89,10 @@ class IdempotencyKeyReused(Refused):
     """An idempotency key sent before with another request."""
 
 
+class TooManyWatches(Refused):
+    """The client holds as many live streams and long-polls open as it may."""
+
+
 class Failed(GameError):
     """The service failed; the request may be tried again."""
 

@@ -23,7 +23,7 @@ from service.events import (
 )
 from service.events.codec import dump
 
-from .access import seat_of
+from .access import seat_or_public
 from .account import describe
 from .claim import Claim
 from .errors import GameNotOver, UnknownStep, use_case
@@ -46,7 +46,7 @@ def replay(claim: Claim, game_id: str, step: int, token: str | None = None) -> S
     """The game after step `step`, told from the seat that `token` opens."""
     records = claim.store.read(game_id)
     game = fold(game_id, records)
-    seat = seat_of(claim, game, token)
+    seat = seat_or_public(claim, game, token)
     if game.status == OPEN:
         raise UnknownStep(f"game {game_id} is not dealt yet")
     # Seats are all taken before the deal: the deal is at version 1 + human seats.

@@ -38,7 +38,7 @@ from service.events import (
 )
 
 from . import ids, notifications
-from .access import matches, player_of, seat_of, seat_opened
+from .access import matches, player_of, seat_opened
 from .changes import Change, follow_up
 from .claim import Claim
 from .errors import (
@@ -146,46 +146,6 @@ def join(
         joined = claim.store.load(game_id, version)
         follow_up(claim, Change(joined, (event,)))
         return Joined(joined, seat, token)
-
-
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """A game as one caller sees it: its seat (None: the public) and its rematch."""
-
-    game: Game
-    seat: int | None
-    rematch: str | None
-
-
-@use_case
-def look(
-    claim: Claim, game_id: str, token: str | None, after: int | None = None, wait: float = 0
-) -> Seen:
-    """The game, and the seat `token` opens (None: it opens none). With `after` and
-    `wait`: once its version is above `after`, waiting up to `wait` seconds (a
-    long-poll)."""
-    game = claim.store.load(game_id)
-    if after is not None and game.version <= after and wait > 0:
-        claim.store.wait(game_id, after, wait)
-        game = claim.store.load(game_id)
-    rematch = claim.rematches.of(game.id) if game.ending is not None else None
-    return Seen(game, seat_of(claim, game, token), rematch)
-
-
-@use_case
-def seated(claim: Claim, game_id: str, token: str | None) -> Seen:
-    """The game and the seat `token` opens; Unauthorized if it opens none."""
-    game = claim.store.load(game_id)
-    return Seen(game, seat_opened(claim, game, token), None)
-
-
-@use_case
-def next_version(claim: Claim, game: Game, timeout: float) -> Game | None:
-    """`game` at a newer version, waiting up to `timeout` seconds for one; None if none
-    came (for live streams)."""
-    if claim.store.wait(game.id, game.version, timeout):
-        return claim.store.load(game.id)
-    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,9 @@ from service.games import Claim
 @pytest.fixture
 def claim(redis_client, prefix) -> Claim:
     config = Config(prefix=prefix, rate_limit="")
-    return Claim.connect(config, client=redis_client, jobs=False)
+    claim = Claim.connect(config, client=redis_client, jobs=False)
+    yield claim
+    claim.close()
 
 
 @pytest.fixture

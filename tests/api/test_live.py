@@ -3,9 +3,11 @@
 import json
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 
+from service.api import create_app
 from tests.api.factories import a_table
 from tests.api.test_games import problem
 
@@ -55,13 +57,41 @@ def test_a_stream_sends_the_callers_view_then_each_new_version(client, app):
     assert len(view["you"]["hand"]) == 12  # seat 0 led the first card
 
 
-def test_a_stream_resumes_after_the_last_event_id(client):
+def test_a_stream_resumes_with_every_version_after_the_last_event_id_in_order(client):
     table = a_table(client)
-    table.play(moves=2)
-    headers = {**table.headers(1), "Last-Event-ID": "4"}
+    table.play(moves=6)  # versions 4 to 9
+    headers = {**table.headers(1), "Last-Event-ID": "5"}
+    response = client.get(f"/games/{table.game_id}/stream", headers=headers, buffered=False)
+    events = _events(response, 4)
+    assert [(event["id"], event["event"]) for event in events] == [
+        ("6", "view"),
+        ("7", "view"),
+        ("8", "view"),
+        ("9", "view"),
+    ]
+    assert [json.loads(event["data"])["version"] for event in events] == [6, 7, 8, 9]
+    assert all(json.loads(event["data"])["you"]["seat"] == 1 for event in events)
+
+
+def test_a_stream_resumed_from_an_id_it_cannot_replay_sends_a_snapshot(client):
+    table = a_table(client)
+    headers = {**table.headers(0), "Last-Event-ID": "70"}  # beyond the game's version 3
     response = client.get(f"/games/{table.game_id}/stream", headers=headers, buffered=False)
     (event,) = _events(response, 1)
-    assert event["id"] == "5"
+    assert (event["id"], event["event"]) == ("3", "snapshot")
+    assert json.loads(event["data"]) == table.view(0)
+
+
+def test_an_address_with_too_many_streams_open_is_refused(client, claim):
+    table = a_table(client)
+    capped = create_app(claim=replace(claim, config=replace(claim.config, watch_cap=1)))
+    capped_client = capped.test_client()
+    first = capped_client.get(f"/games/{table.game_id}/stream", buffered=False)
+    assert next(iter(first.response)).startswith(b"id: 3")  # open, and holding its lease
+    problem(capped_client.get(f"/games/{table.game_id}/stream"), "too-many-watches", 429)
+    problem(capped_client.get(f"/games/{table.game_id}?after=3&wait=5"), "too-many-watches", 429)
+    first.close()  # the lease is given back
+    assert capped_client.get(f"/games/{table.game_id}?after=3&wait=0.01").status_code == 200
 
 
 def test_a_stream_keeps_alive_and_ends_after_max_seconds(app, client):

@@ -117,7 +117,9 @@ def test_a_player_key_moves_for_its_seat_only_in_its_own_games(client):
     )
     assert response.status_code == 201
     assert response.json["view"]["table"]["trick"][0]["seat"] == 0
-    assert client.get(f"/games/{other['game_id']}", headers=bearer(ann["key"])).json["you"] is None
+    problem(
+        client.get(f"/games/{other['game_id']}", headers=bearer(ann["key"])), "unauthorized", 401
+    )
 
 
 def test_a_player_takes_one_seat_of_a_game(client):

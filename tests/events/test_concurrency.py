@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pytest
 import redis
 
-from service.events import DecisionMade, Game, GameStore, StaleVersion, fold
+from service.events import DecisionMade, Game, GameStore, StaleVersion, Watchers, fold
 from tests.events.factories import a_move, ids_key, new_game, stream_key
 
 WRITERS = 16
@@ -225,21 +225,20 @@ def test_writers_appending_freely_each_resend_their_event_and_nothing_is_written
             assert attempt.resent_conflict.current >= attempt.conflict.current
 
 
-def test_a_long_poll_outlasting_its_clients_socket_timeout_is_woken_by_an_append(
+def test_a_watcher_outlasting_its_clients_socket_timeout_is_woken_by_an_append(
     redis_url, prefix, store
 ):
     game = new_game(store)
-    move = a_move(game.state)
-
-    def append_after_the_socket_timeout():
-        time.sleep(2)  # the reader has been waiting longer than its socket allows
-        store.append(game.id, [move], 1)
-
-    writer = threading.Thread(target=append_after_the_socket_timeout)
-    with _own_store(redis_url, prefix, socket_timeout=1.5) as reader:
-        writer.start()
-        try:
-            records = reader.wait(game.id, after=1, timeout=60)
-        finally:
-            writer.join()
-    assert [(record.version, record.event) for record in records] == [(2, move)]
+    client = redis.Redis.from_url(redis_url, socket_timeout=1.5)
+    watchers = Watchers(client, prefix, GameStore(client, prefix))
+    try:
+        assert watchers.ready(10)
+        with watchers.watching(game.id) as waiter:
+            while waiter.wait(0.2):  # news of the creation, heard late
+                pass
+            time.sleep(2)  # the listener has been waiting longer than its socket allows
+            store.append(game.id, [a_move(game.state)], 1)
+            assert waiter.wait(10) and waiter.game().version == 2
+    finally:
+        watchers.close()
+        client.close()

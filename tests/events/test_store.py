@@ -1,8 +1,6 @@
 """The Redis store, against a real Redis: append, read, fold, versions, ids, errors."""
 
 import random
-import threading
-import time
 import uuid
 from datetime import UTC, datetime
 
@@ -152,7 +150,6 @@ def test_an_unknown_game_is_an_error_everywhere(store, redis_client, prefix):
         lambda: store.load("0123456789abcdef"),
         lambda: store.read("0123456789abcdef"),
         lambda: store.version("0123456789abcdef"),
-        lambda: store.wait("0123456789abcdef", after=0, timeout=0.1),
         lambda: store.append("0123456789abcdef", [move], 1),
         lambda: store.load("}{*:"),
     ):
@@ -205,29 +202,19 @@ def test_a_fresh_store_folds_the_same_game_as_the_writer(store, new_store):
     assert new_store().load(game.id) == game
 
 
-def test_wait_answers_at_once_when_there_are_newer_events(store):
-    game = play(store, new_game(store), moves=2)
-    assert [r.version for r in store.wait(game.id, after=1, timeout=30)] == [2, 3]
-
-
-def test_wait_answers_nothing_when_no_event_comes_in_time(store):
+def test_every_append_publishes_the_game_and_its_new_version(store, redis_client, prefix):
     game = new_game(store)
-    assert store.wait(game.id, after=1, timeout=0.05) == []
-
-
-def test_wait_wakes_up_when_an_event_is_appended(store, redis_client):
-    game = new_game(store)
-
-    def append_once_the_reader_blocks():
-        while redis_client.info("clients")["blocked_clients"] == 0:
-            time.sleep(0.001)
-        store.append(game.id, [a_move(game.state)], 1)
-
-    appender = threading.Thread(target=append_once_the_reader_blocks)
-    appender.start()
-    records = store.wait(game.id, after=1, timeout=60)
-    appender.join()
-    assert [(r.version, r.event) for r in records] == [(2, a_move(game.state))]
+    pubsub = redis_client.pubsub()
+    pubsub.subscribe(f"{prefix}:changes")
+    try:
+        assert pubsub.get_message(timeout=10)["type"] == "subscribe"
+        play(store, game, moves=2)
+        heard = []
+        while len(heard) < 2 and (message := pubsub.get_message(timeout=10)) is not None:
+            heard.append(message["data"])
+    finally:
+        pubsub.close()
+    assert heard == [f"{game.id} 2".encode(), f"{game.id} 3".encode()]
 
 
 def test_redis_unreachable_is_a_clear_error(prefix):

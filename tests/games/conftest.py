@@ -35,10 +35,14 @@ def config(prefix):
 
 @pytest.fixture
 def claim(redis_client, config, clock) -> Claim:
-    return Claim.connect(config, client=redis_client, clock=clock, jobs=False)
+    claim = Claim.connect(config, client=redis_client, clock=clock, jobs=False)
+    yield claim
+    claim.close()
 
 
 @pytest.fixture
 def claim_with_jobs(redis_client, config, clock, rq_cleanup) -> Claim:
     """The application with its RQ queues (named after the test's prefix)."""
-    return Claim.connect(config, client=redis_client, clock=clock)
+    claim = Claim.connect(config, client=redis_client, clock=clock)
+    yield claim
+    claim.close()

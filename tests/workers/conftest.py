@@ -28,7 +28,9 @@ def config(redis_url, prefix) -> Config:
 
 @pytest.fixture
 def claim(redis_client, config) -> Claim:
-    return Claim.connect(config, client=redis_client)
+    claim = Claim.connect(config, client=redis_client)
+    yield claim
+    claim.close()
 
 
 @pytest.fixture

@@ -1,0 +1,149 @@
+"""Looking at a game: once, as a long-poll (the game once it is newer than a version
+the caller has), or as a live stream of every new version.
+
+Long-polls and streams wait on the process's watchers (`service.events.watchers`):
+while idle they cost no Redis connection and no thread of their own. Each holds a
+lease on its client address while it is open, and an address holds at most
+`Config.watch_cap` of them (`TooManyWatches`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from service.events import Game, StoreError
+
+from .access import seat_opened, seat_or_public
+from .claim import Claim
+from .errors import TooManyWatches, use_case
+
+log = logging.getLogger(__name__)
+MAX_RESUME = 100  # versions a resumed stream sends one by one; further behind: a snapshot
+VIEW, SNAPSHOT = "view", "snapshot"
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A game as one caller sees it: its seat (None: the public) and its rematch."""
+
+    game: Game
+    seat: int | None
+    rematch: str | None
+
+
+@use_case
+def look(
+    claim: Claim,
+    game_id: str,
+    token: str | None,
+    after: int | None = None,
+    wait: float = 0,
+    address: str = "",
+) -> Seen:
+    """The game, and the seat `token` opens (None: no token; Unauthorized if it opens
+    none). With `after` and `wait`: once its version is above `after`, waiting up to
+    `wait` seconds for it (a long-poll from `address`)."""
+    game = claim.store.load(game_id)
+    seat = seat_or_public(claim, game, token)
+    if after is not None and game.version <= after and wait > 0:
+        lease = _take_lease(claim, address, wait)
+        try:
+            with claim.watchers.watching(game_id) as waiter:
+                game = claim.store.load(game_id)  # registered first: nothing is missed
+                deadline = time.monotonic() + wait
+                while game.version <= after and (left := deadline - time.monotonic()) > 0:
+                    if waiter.wait(left):
+                        game = waiter.game()
+        finally:
+            _give_back(claim, address, lease)
+    rematch = claim.rematches.of(game.id) if game.ending is not None else None
+    return Seen(game, seat, rematch)
+
+
+@use_case
+def seated(claim: Claim, game_id: str, token: str | None) -> Seen:
+    """The game and the seat `token` opens; Unauthorized if it opens none."""
+    game = claim.store.load(game_id)
+    return Seen(game, seat_opened(claim, game, token), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """What a live stream sends next: the game at a new version (`kind` view), or at
+    its current one after a gap too long to send (`kind` snapshot); or, with `game`
+    None, nothing new (a keep-alive)."""
+
+    game: Game | None
+    seat: int | None
+    kind: str = VIEW
+
+
+@use_case
+def watch(
+    claim: Claim,
+    game_id: str,
+    token: str | None,
+    address: str,
+    resume_after: int | None,
+    seconds: float,
+    keepalive: float,
+) -> Iterator[Update]:
+    """The game as the seat `token` opens sees it (None: the public), now and then at
+    each new version, in order and each once, until it ends or `seconds` pass; an
+    `Update` without a game after each `keepalive` seconds without one.
+
+    `resume_after`: the version the caller saw last (SSE's `Last-Event-ID`): every
+    version after it is sent, or a snapshot if it is more than `MAX_RESUME` behind
+    (or no version of the game). The caller is checked, and the address's lease
+    taken, before the first update is asked for."""
+    game = claim.store.load(game_id)
+    seat = seat_or_public(claim, game, token)
+    lease = _take_lease(claim, address, seconds)  # given back when the updates end
+    return _updates(claim, game_id, seat, (address, lease), resume_after, seconds, keepalive)
+
+
+def _updates(claim, game_id, seat, lease, resume_after, seconds, keepalive) -> Iterator[Update]:
+    try:
+        with claim.watchers.watching(game_id) as waiter:
+            game = claim.store.load(game_id)  # registered first: nothing is missed
+            if resume_after is None or not 0 <= game.version - resume_after <= MAX_RESUME:
+                yield Update(game, seat, VIEW if resume_after is None else SNAPSHOT)
+                known = game.version
+            else:
+                known = resume_after
+            until = time.monotonic() + seconds
+            while True:
+                for version in range(known + 1, game.version + 1):
+                    yield Update(waiter.game(version), seat)
+                known = game.version
+                left = until - time.monotonic()
+                if game.ending is not None or left <= 0:
+                    return
+                if waiter.wait(min(keepalive, left)):
+                    newer = waiter.game()
+                    game = newer if newer.version > game.version else game
+                else:
+                    yield Update(None, seat)
+    except StoreError as error:  # the stream ends; the client resumes from its last id
+        log.warning("game %s: a live stream ended: %s", game_id, error)
+    finally:
+        _give_back(claim, *lease)
+
+
+def _take_lease(claim: Claim, address: str, seconds: float) -> str:
+    """A lease on `address` for a long-poll or stream of `seconds` at most."""
+    cap = claim.config.watch_cap
+    lease = claim.watch_leases.take(address, cap, claim.clock().timestamp(), seconds)
+    if lease is None:
+        raise TooManyWatches(f"more than {cap} live streams and long-polls from one address")
+    return lease
+
+
+def _give_back(claim: Claim, address: str, lease: str) -> None:
+    try:
+        claim.watch_leases.give_back(address, lease)
+    except StoreError:  # it ends by itself
+        log.warning("a watch lease of %s was not given back", address)

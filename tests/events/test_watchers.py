@@ -1,0 +1,128 @@
+"""The process's watchers of games, woken by one subscription to the changes every
+append publishes (a real Redis: pub/sub).
+
+A listener may wake a waiter with news of a version the waiter has seen already (the
+creation of a game, heard late): waiters look and find nothing newer. The tests let
+such news pass first (`_quiet`)."""
+
+import time
+
+import pytest
+import redis
+
+from service.events import GameStore, Watchers
+from tests.events.factories import RoundTrips, a_move, new_game, play
+
+READY = 10  # seconds for the listener to subscribe, or a waiter to be woken
+
+
+@pytest.fixture
+def client(redis_url, prefix):
+    """A client of its own, named, so that a test can cut its subscription."""
+    client = redis.Redis.from_url(redis_url, client_name=f"{prefix}-watchers")
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def store(client, prefix):
+    return GameStore(client, prefix)
+
+
+@pytest.fixture
+def watchers(client, prefix):
+    """Watchers on a store of their own: no fold cached by the appends."""
+    watchers = Watchers(client, prefix, GameStore(client, prefix))
+    assert watchers.ready(READY)
+    yield watchers
+    watchers.close()
+
+
+def _quiet(waiter):
+    """Let news heard late pass."""
+    while waiter.wait(0.2):
+        pass
+
+
+def _until(condition, what: str):
+    give_up = time.monotonic() + READY
+    while not condition():
+        assert time.monotonic() < give_up, f"gave up waiting for {what}"
+        time.sleep(0.01)
+
+
+def _listener(client, prefix) -> int | None:
+    """The id of the watchers' subscribed connection."""
+    for entry in client.client_list():
+        if entry["name"] == f"{prefix}-watchers" and "P" in entry["flags"]:
+            return entry["id"]
+    return None
+
+
+def test_a_waiter_is_woken_by_an_append_to_its_game(watchers, store):
+    game = new_game(store)
+    with watchers.watching(game.id) as waiter:
+        _quiet(waiter)
+        store.append(game.id, [a_move(game.state)], 1)
+        assert waiter.wait(READY)
+        assert waiter.game().version == 2
+
+
+def test_a_waiter_sleeps_through_the_changes_of_other_games(watchers, store):
+    mine, other = new_game(store), new_game(store, seed=2)
+    with watchers.watching(mine.id) as waiter:
+        _quiet(waiter)
+        store.append(other.id, [a_move(other.state)], 1)
+        assert not waiter.wait(0.3)
+
+
+def test_every_waiter_of_a_game_is_woken_once_by_one_change(watchers, store):
+    game = new_game(store)
+    with watchers.watching(game.id) as first, watchers.watching(game.id) as second:
+        assert watchers.count() == 2
+        _quiet(first)
+        _quiet(second)
+        store.append(game.id, [a_move(game.state)], 1)
+        assert first.wait(READY) and second.wait(READY)
+        assert not first.wait(0.05)
+    assert watchers.count() == 0
+
+
+def test_the_waiters_of_a_game_load_each_version_once_between_them(
+    watchers, store, client, monkeypatch
+):
+    game = new_game(store)
+    with watchers.watching(game.id) as first, watchers.watching(game.id) as second:
+        _quiet(first)
+        _quiet(second)
+        store.append(game.id, [a_move(game.state)], 1)
+        assert first.wait(READY) and second.wait(READY)
+        round_trips = RoundTrips(client, monkeypatch)
+        loaded = first.game()
+        assert loaded.version == 2 and round_trips.count == 1
+        assert second.game() is loaded and round_trips.count == 1
+
+
+def test_a_waiter_gets_each_version_it_missed_in_order(watchers, store):
+    game = new_game(store)
+    with watchers.watching(game.id) as waiter:
+        later = play(store, game, moves=3)
+        assert waiter.wait(READY)
+        versions = [waiter.game(version) for version in (2, 3, 4)]
+        assert [seen.version for seen in versions] == [2, 3, 4]
+        assert versions[-1] == later
+
+
+def test_a_lost_subscription_wakes_every_waiter_to_look_again(watchers, store, client, prefix):
+    game = new_game(store)
+    with watchers.watching(game.id) as waiter:
+        _quiet(waiter)
+        lost = _listener(client, prefix)
+        client.client_kill_filter(_id=lost)
+        assert waiter.wait(READY)  # nothing changed, but a change might have been missed
+        assert waiter.game().version == 1
+        _until(lambda: _listener(client, prefix) not in (None, lost), "a new subscription")
+        _until(lambda: watchers.ready(0), "the listener")
+        _quiet(waiter)
+        store.append(game.id, [a_move(game.state)], 1)
+        assert waiter.wait(READY) and waiter.game().version == 2

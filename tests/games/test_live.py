@@ -1,0 +1,123 @@
+"""Looking at a game live: long-polls and streams (`service/games/live.py`), against
+a real Redis (the watchers listen to its pub/sub)."""
+
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+
+from service import games
+from service.games import MAX_RESUME, SNAPSHOT, VIEW, TooManyWatches, Unauthorized
+from tests.games.factories import a_game, joined, moved
+
+READY = 10  # seconds
+
+
+@pytest.fixture
+def table(claim):
+    """A running game of two people: the game and the seats' tokens."""
+    game = a_game(claim, kinds=("human", "human"))
+    tokens = joined(claim, game)
+    assert claim.watchers.ready(READY)
+    return claim.store.load(game.id), tokens
+
+
+def _versions(updates, count: int) -> list[tuple[int | None, str]]:
+    """The first `count` updates: (version, kind), None for a keep-alive."""
+    seen = []
+    for update in updates:
+        seen.append((None if update.game is None else update.game.version, update.kind))
+        if len(seen) == count:
+            updates.close()
+            break
+    return seen
+
+
+def _later(claim, action):
+    """Run `action` once the game has a waiter in this process."""
+
+    def run():
+        give_up = time.monotonic() + READY
+        while claim.watchers.count() == 0 and time.monotonic() < give_up:
+            time.sleep(0.001)
+        action()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_a_long_poll_answers_once_a_move_is_made(claim, table):
+    game, tokens = table
+    mover = _later(claim, lambda: moved(claim, game.id, tokens, moves=1))
+    seen = games.look(claim, game.id, tokens[1], after=game.version, wait=READY, address="a")
+    mover.join()
+    assert (seen.game.version, seen.seat) == (game.version + 1, 1)
+
+
+def test_a_long_poll_answers_the_game_as_it_is_when_the_wait_is_over(claim, table):
+    game, _ = table
+    seen = games.look(claim, game.id, None, after=game.version, wait=0.1, address="a")
+    assert (seen.game.version, seen.seat) == (game.version, None)
+
+
+def test_a_token_that_opens_no_seat_is_refused_before_any_wait(claim, table):
+    game, _ = table
+    with pytest.raises(Unauthorized):
+        games.look(claim, game.id, "made-up", after=game.version, wait=READY, address="a")
+
+
+def test_an_address_holds_at_most_its_cap_of_streams_and_long_polls(claim, table):
+    game, _ = table
+    claim = replace(claim, config=replace(claim.config, watch_cap=2))
+    streams = [games.watch(claim, game.id, None, "a", None, 60, 60) for _ in range(2)]
+    with pytest.raises(TooManyWatches):
+        games.look(claim, game.id, None, after=game.version, wait=1, address="a")
+    games.look(claim, game.id, None, after=game.version, wait=0.01, address="b")
+    next(streams[0])
+    streams[0].close()  # its lease is given back
+    games.look(claim, game.id, None, after=game.version, wait=0.01, address="a")
+
+
+def test_a_stream_sends_the_game_now_then_every_new_version_in_order(claim, table):
+    game, tokens = table
+    mover = _later(claim, lambda: moved(claim, game.id, tokens, moves=3))
+    updates = games.watch(claim, game.id, tokens[0], "a", None, 60, 60)
+    seen = _versions(updates, 4)
+    mover.join()
+    start = game.version
+    assert seen == [(start, VIEW), (start + 1, VIEW), (start + 2, VIEW), (start + 3, VIEW)]
+
+
+def test_a_resumed_stream_sends_every_version_after_the_last_seen(claim, table):
+    game, tokens = table
+    now = moved(claim, game.id, tokens, moves=4)
+    updates = games.watch(claim, game.id, None, "a", game.version, 60, 0.05)
+    assert _versions(updates, 5) == [
+        *((version, VIEW) for version in range(game.version + 1, now.version + 1)),
+        (None, VIEW),  # then nothing new: a keep-alive
+    ]
+
+
+def test_a_stream_resumed_from_too_far_back_or_from_nowhere_sends_a_snapshot(claim, table):
+    game, tokens = table
+    for last_seen in (game.version - MAX_RESUME - 1, game.version + 5):
+        updates = games.watch(claim, game.id, tokens[0], "a", last_seen, 60, 60)
+        assert _versions(updates, 1) == [(game.version, SNAPSHOT)]
+
+
+def test_a_resumed_stream_that_is_up_to_date_waits_for_the_next_version(claim, table):
+    game, _ = table
+    updates = games.watch(claim, game.id, None, "a", game.version, 60, 0.05)
+    assert _versions(updates, 1) == [(None, VIEW)]
+
+
+def test_a_stream_ends_with_the_game_and_after_its_seconds(claim, table):
+    game, tokens = table
+    updates = list(games.watch(claim, game.id, None, "a", None, 0.2, 0.05))
+    assert updates[0].game == game and 2 <= len(updates) <= 5
+    assert all(update.game is None for update in updates[1:])  # keep-alives, then its end
+    games.resign(claim, game.id, tokens[0])
+    [last] = games.watch(claim, game.id, None, "a", None, 60, 60)
+    assert last.game.ending is not None

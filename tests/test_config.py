@@ -1,0 +1,80 @@
+"""The settings: read once from an environment, refused at start when unusable."""
+
+from pathlib import Path
+
+import pytest
+
+from service.config import ENVIRONMENT, Config, ConfigError
+
+
+def test_an_empty_environment_gives_the_defaults():
+    assert Config.from_env({}) == Config()
+
+
+def test_every_setting_is_read_from_its_variable():
+    environ = {
+        "REDIS_URL": "redis://db:6380/2",
+        "CLAIM_DATA_DIR": "/var/lib/claim",
+        "CLAIM_PREFIX": "club",
+        "CLAIM_RATE_LIMIT": "3/second",
+        "WEBHOOK_ALLOW": "hooks.example.org",
+        "SMTP_URL": "smtp://mail:25",
+        "CLAIM_MAIL_FROM": "games@example.org",
+        "CLAIM_PUBLIC_URL": "https://claim.example.org",
+        "CLAIM_REMINDER_SHARE": "0.5",
+        "CLAIM_WATCH_CAP": "7",
+    }
+    assert set(environ) == set(ENVIRONMENT.values())
+    config = Config.from_env(environ)
+    assert (config.redis_url, config.data_dir, config.prefix) == (
+        "redis://db:6380/2",
+        Path("/var/lib/claim"),
+        "club",
+    )
+    assert (config.rate_limit, config.webhook_allow, config.smtp_url) == (
+        "3/second",
+        "hooks.example.org",
+        "smtp://mail:25",
+    )
+    assert (config.mail_from, config.public_url) == (
+        "games@example.org",
+        "https://claim.example.org",
+    )
+    assert (config.reminder_share, config.watch_cap) == (0.5, 7)
+
+
+def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():
+    environ = {variable: " " for variable in ENVIRONMENT.values()}
+    config = Config.from_env(environ)
+    assert config.rate_limit == ""
+    assert Config.from_env({**environ, "CLAIM_RATE_LIMIT": "1200 per minute"}) == Config()
+
+
+def test_a_reminder_share_of_zero_turns_reminders_off():
+    assert Config.from_env({"CLAIM_REMINDER_SHARE": "0"}).reminder_share is None
+
+
+def test_the_command_lines_options_come_on_top():
+    config = Config.from_env({"CLAIM_PREFIX": "club"}, sweep_every=2.0)
+    assert (config.prefix, config.sweep_every) == ("club", 2.0)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("CLAIM_PREFIX", "a:b"),
+        ("CLAIM_PREFIX", "{x}"),
+        ("CLAIM_REMINDER_SHARE", "half"),
+        ("CLAIM_REMINDER_SHARE", "1.5"),
+        ("CLAIM_WATCH_CAP", "many"),
+        ("CLAIM_WATCH_CAP", "0"),
+    ],
+)
+def test_an_unusable_value_is_refused_naming_its_variable(variable, value):
+    with pytest.raises(ConfigError, match=variable):
+        Config.from_env({variable: value})
+
+
+def test_options_of_the_worker_must_be_positive():
+    with pytest.raises(ConfigError, match="--sweep-every"):
+        Config(sweep_every=0)
