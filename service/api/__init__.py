@@ -10,10 +10,13 @@ The contract is `openapi.yaml`, generated from the schemas by `openapi_document`
 
 from __future__ import annotations
 
+import io
+
 import redis
 import yaml
-from flask import Flask
+from flask import Flask, Response, request
 from flask_smorest import Api
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.config import Config
 from service.games import Claim
@@ -65,6 +68,8 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
     )
     app.extensions["claim"] = claim
 
+    app.before_request(_read_chunked_body)
+    app.after_request(_safe_headers)
     api = ProblemApi(app)
     for blueprint in (games.blp, history.blp, players.blp, health.blp):
         api.register_blueprint(blueprint)
@@ -73,6 +78,29 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
     if claim.config.rate_limit:
         limit_requests(app, claim, claim.config.rate_limit)
     return app
+
+
+def _read_chunked_body() -> None:
+    """A body without a Content-Length (sent chunked) is read here whole, so that one
+    over `MAX_BODY` is refused (413) rather than cut there: werkzeug stops reading
+    such a body at the limit and says nothing."""
+    environ = request.environ
+    if request.content_length is None and environ.get("wsgi.input_terminated"):
+        body = environ["wsgi.input"].read(MAX_BODY + 1)
+        if len(body) > MAX_BODY:
+            raise RequestEntityTooLarge()
+        environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
+        environ.pop("wsgi.input_terminated")
+
+
+def _safe_headers(response: Response) -> Response:
+    """No answer is taken for another type than it says; none that a token or key
+    opened, or that a change produced (it may hold a secret shown once), is stored by
+    a cache."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if "Authorization" in request.headers or request.method not in ("GET", "HEAD"):
+        response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 def openapi_yaml(api: Api) -> str:

@@ -21,9 +21,10 @@ from service.games import (
     Claim,
 )
 
-from .auth import bearer_token
+from .auth import bearer_required, bearer_token
+from .fields import MAX_VERSION, Text, WholeNumber
 from .lobby import LobbyPageSchema
-from .problems import Blueprint, Text
+from .problems import Blueprint
 from .view import GameViewSchema, game_view, json_response, view_json
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Create, join and play games")
@@ -140,7 +141,7 @@ class JoinedSchema(Schema):
 
 class ViewQuerySchema(Schema):
     after = fields.Integer(
-        validate=validate.Range(0),
+        validate=validate.Range(0, MAX_VERSION),
         metadata={"description": "long-poll: answer once the version is above this one"},
     )
     wait = fields.Float(
@@ -156,8 +157,8 @@ class MoveSchema(Schema):
         validate=validate.Length(1, 20),
         metadata={"example": "play GO3", "description": "play <card>, take <card>, take deck"},
     )
-    expected_version = fields.Integer(
-        required=True, strict=True, validate=validate.Range(1), metadata={"example": 17}
+    expected_version = WholeNumber(
+        required=True, validate=validate.Range(1, MAX_VERSION), metadata={"example": 17}
     )
 
 
@@ -271,6 +272,7 @@ def legal(game_id):
 
 
 @blp.route("/<game_id>/moves", methods=["POST"])
+@bearer_required
 @blp.arguments(MoveSchema)
 @blp.arguments(IdempotencySchema, location="headers")
 @blp.response(201, MovedSchema)

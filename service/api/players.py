@@ -8,9 +8,10 @@ from marshmallow import Schema, fields, validate
 from service import games
 from service.games import Player
 
-from .auth import bearer_token
+from .auth import bearer_required, bearer_token
+from .fields import Text
 from .games import BEARER, claim
-from .problems import Blueprint, Text
+from .problems import Blueprint
 
 blp = Blueprint("players", __name__, description="Players, their keys and their inboxes")
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
@@ -23,14 +24,19 @@ class RegisterSchema(Schema):
         load_default=None,
         allow_none=True,
         validate=[validate.Length(max=500), URL],
-        metadata={"description": "notifications are POSTed here (hosts the operator allows)"},
+        metadata={
+            "format": "uri",
+            "description": "http(s): notifications are POSTed here (hosts the operator allows)",
+        },
     )
 
 
 class UpdateSchema(Schema):
     name = Text(validate=validate.Length(1, 64))
     email = fields.Email(allow_none=True)
-    webhook_url = Text(allow_none=True, validate=[validate.Length(max=500), URL])
+    webhook_url = Text(
+        allow_none=True, validate=[validate.Length(max=500), URL], metadata={"format": "uri"}
+    )
 
 
 class PlayerSchema(Schema):
@@ -133,6 +139,7 @@ def profile():
 
 
 @blp.route("/me", methods=["PATCH"])
+@bearer_required
 @blp.arguments(UpdateSchema)
 @blp.response(200, PlayerSchema)
 @blp.doc(security=BEARER)

@@ -10,32 +10,19 @@ them).
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
+from json import JSONDecodeError
 
 import flask_smorest
 from flask import Flask, Response, json, request
-from marshmallow import Schema, ValidationError, fields
+from marshmallow import Schema, fields
 from webargs.flaskparser import FlaskParser
 from werkzeug.exceptions import HTTPException
 
 from service import games
 
 MEDIA_TYPE = "application/problem+json"
-UNFIT = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")  # control characters, lone surrogates
-
-
-class Text(fields.String):
-    """A string fit to store, hash and show in a message or an email: no control
-    characters (no line breaks) and no lone surrogates."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        text = super()._deserialize(value, attr, data, **kwargs)
-        if UNFIT.search(text):
-            raise ValidationError("control characters and lone surrogates are not allowed")
-        return text
-
-
+RETRY_AFTER = 5  # seconds a client is asked to wait when the store is unavailable
 log = logging.getLogger(__name__)
 
 
@@ -69,12 +56,15 @@ KINDS = {
         Kind("game-over", 409, "The game is over"),
         Kind("game-not-over", 409, "The game is still running"),
         Kind("payload-too-large", 413, "The request body is too large"),
+        Kind("uri-too-long", 414, "The request line is too long"),
+        Kind("headers-too-large", 431, "The request's headers are too large"),
         Kind("illegal-move", 422, "The move is against the rules"),
         Kind("idempotency-key-reused", 422, "The idempotency key was used for another request"),
         Kind("rate-limited", 429, "Too many requests"),
         Kind("too-many-watches", 429, "Too many live streams and long-polls open"),
         Kind("internal-error", 500, "Internal server error"),
         Kind("corrupt-game", 500, "A stored event of the game cannot be read"),
+        Kind("not-implemented", 501, "The server does not do that"),
         Kind("store-unavailable", 503, "The game store is unavailable"),
     )
 }
@@ -126,6 +116,17 @@ class Problem(Exception):
 
 class _Parser(FlaskParser):
     DEFAULT_VALIDATION_STATUS = 400
+
+    def _raw_load_json(self, req):
+        """webargs's, with JSON that Python's parser gives up on (nested a thousand
+        deep, an integer of more than 4,300 digits) refused as invalid JSON, not
+        failing as a bug."""
+        try:
+            return super()._raw_load_json(req)
+        except (RecursionError, ValueError) as error:
+            if isinstance(error, JSONDecodeError):
+                raise
+            raise JSONDecodeError(f"JSON this server cannot read: {error}", "?", 0) from None
 
 
 class Blueprint(flask_smorest.Blueprint):
@@ -206,6 +207,13 @@ def respond(error: Exception) -> Response:
         for name, value in error.get_headers():
             if name.lower() not in ("content-type", "content-length"):
                 response.headers[name] = value
+    if problem.kind.status == 401:  # RFC 6750: which scheme, and whether one was sent wrong
+        sent = "Authorization" in request.headers
+        response.headers["WWW-Authenticate"] = 'Bearer realm="claim"' + (
+            ', error="invalid_token"' if sent else ""
+        )
+    if problem.kind.status == 503:
+        response.headers["Retry-After"] = str(RETRY_AFTER)
     return response
 
 

@@ -97,6 +97,9 @@ def game_view(
             "reason": game.ending.reason,
             "seat": game.ending.seat,
             "winners": list(game.ending.winners),
+            "winning_seats": [
+                seat for side in game.ending.winners for seat in game.settings.sides[side]
+            ],
         },
     }
 
@@ -268,8 +271,20 @@ class ResultSchema(Schema):
 
 class EndingSchema(Schema):
     reason = fields.String(metadata={"enum": ["completed", "resigned", "forfeited", "aborted"]})
-    seat = fields.Integer(allow_none=True)
-    winners = fields.List(fields.Integer())
+    seat = fields.Integer(
+        allow_none=True, metadata={"description": "the seat that resigned or forfeited"}
+    )
+    winners = fields.List(
+        fields.Integer(),
+        metadata={
+            "description": "the winning sides: a side is a seat with 2 or 3 players, a team"
+            " with 4 (team 0: seats 0 and 2, team 1: seats 1 and 3); empty: a draw or an"
+            " abort; with 3 players a resignation leaves both others winning"
+        },
+    )
+    winning_seats = fields.List(
+        fields.Integer(), metadata={"description": "the seats of the winning sides, ascending"}
+    )
 
 
 class GameViewSchema(Schema):

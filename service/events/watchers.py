@@ -161,7 +161,8 @@ class Watchers:
                     if message is not None:
                         self._announce(message["data"])
             except (redis.RedisError, OSError, ValueError) as error:  # ValueError: closed
-                log.warning("the subscription to %s failed: %s", self._channel, error)
+                if not self._closed.is_set():
+                    log.warning("the subscription to %s failed: %s", self._channel, error)
             finally:
                 self._subscribed.clear()
                 pubsub.close()

@@ -443,6 +443,32 @@ def test_a_move_without_a_token_is_unauthorized(client):
         headers={"Idempotency-Key": "k"},
     )
     problem(response, "unauthorized", 401)
+    assert response.headers["WWW-Authenticate"] == 'Bearer realm="claim"'
+
+
+def test_a_move_without_a_token_and_with_a_bad_body_is_told_of_the_token_first(client):
+    table = a_table(client)
+    response = client.post(f"/games/{table.game_id}/moves", json={"move": 7})
+    problem(response, "unauthorized", 401)
+
+
+def test_an_expected_version_written_as_a_whole_float_is_that_version(client):
+    table = a_table(client)
+    seat = table.view()["table"]["to_act"]
+    move = table.view(seat)["you"]["legal"][0]
+    response = client.post(
+        f"/games/{table.game_id}/moves",
+        json={"move": move, "expected_version": 3.0},
+        headers=table.headers(seat, "k"),
+    )
+    assert response.status_code == 201, response.json
+    for version in (3.5, "3", True):
+        response = client.post(
+            f"/games/{table.game_id}/moves",
+            json={"move": move, "expected_version": version},
+            headers=table.headers(seat, f"k{version}"),
+        )
+        problem(response, "validation-error", 400)
 
 
 def test_a_move_before_every_seat_is_taken_is_refused(client):
@@ -492,7 +518,12 @@ def test_resigning_ends_the_game_and_the_other_side_wins(client):
     assert response.status_code == 201
     view = response.json["view"]
     assert view["status"] == "finished"
-    assert view["ending"] == {"reason": "resigned", "seat": 1, "winners": [0]}
+    assert view["ending"] == {
+        "reason": "resigned",
+        "seat": 1,
+        "winners": [0],  # the team of seats 0 and 2
+        "winning_seats": [0, 2],
+    }
     assert view["table"]["to_act"] is None
     assert view["you"]["legal"] == []
 

@@ -89,9 +89,13 @@ def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
 def test_redis_unreachable_is_a_503_problem(prefix, rate_limit):
     down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
     client = an_app(down, prefix, rate_limit=rate_limit).test_client()
-    problem(client.get("/healthz"), "store-unavailable", 503)
-    problem(client.get("/games/0123456789abcdef"), "store-unavailable", 503)
-    problem(client.post("/games", json={"players": 2}), "store-unavailable", 503)
+    for response in (
+        client.get("/healthz"),
+        client.get("/games/0123456789abcdef"),
+        client.post("/games", json={"players": 2}),
+    ):
+        problem(response, "store-unavailable", 503)
+        assert int(response.headers["Retry-After"]) > 0
 
 
 def test_an_unexpected_failure_is_a_500_that_shows_nothing_of_it(
@@ -155,3 +159,74 @@ def test_a_join_answers_its_token_even_when_what_follows_it_fails(app, client, c
     assert table.view(0)["status"] == "running"
     assert "what follows version" in caplog.text
     assert all(token not in caplog.text for token in table.tokens.values())
+
+
+# Bad input of every shape is a 4xx problem, and changes nothing
+
+
+def _nested(depth: int) -> str:
+    return '{"players": ' + "[" * depth + "]" * depth + "}"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _nested(978),  # about 2 KB: Python's parser gives up (RecursionError)
+        _nested(20_000),
+        '{"players": ' + "9" * 4301 + "}",  # more digits than Python turns into an int
+        '{"players": 2, "first_leader": ' + "1" * 5000 + "}",
+    ],
+    ids=["nested-978", "nested-20000", "int-4301-digits", "int-5000-digits"],
+)
+def test_json_the_parser_gives_up_on_is_a_validation_error(client, claim, body):
+    problem(
+        client.post("/games", data=body, content_type="application/json"), "validation-error", 400
+    )
+    assert claim.lobby.page("open").total == 0
+
+
+@pytest.mark.parametrize("version", [2**31, 2**64, 2**64 + 1, 10**30])
+def test_a_version_beyond_any_game_is_a_validation_error_not_a_store_failure(client, version):
+    table = a_table(client)
+    seat = table.view()["table"]["to_act"]
+    response = client.post(
+        f"/games/{table.game_id}/moves",
+        json={"move": "take deck", "expected_version": version},
+        headers=table.headers(seat, "k"),
+    )
+    problem(response, "validation-error", 400)
+    problem(client.get(f"/games/{table.game_id}?after={version}&wait=1"), "validation-error", 400)
+    problem(client.get(f"/games/{table.game_id}/events?after={version}"), "validation-error", 400)
+    assert table.view()["version"] == 3
+
+
+def test_a_patch_of_me_without_a_key_is_told_of_the_key_before_its_body(client):
+    problem(client.patch("/me", json={"name": 7}), "unauthorized", 401)
+
+
+def test_every_answer_says_its_type_is_no_guess(client):
+    table = a_table(client)
+    for response in (
+        client.get("/healthz"),
+        client.get(f"/games/{table.game_id}"),
+        client.get("/nowhere"),
+        client.get("/openapi.yaml"),
+    ):
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_what_a_token_opens_or_a_change_answers_is_never_stored_by_a_cache(client):
+    table = a_table(client)
+    assert (
+        "no-store"
+        in client.get(f"/games/{table.game_id}", headers=table.headers(0)).headers["Cache-Control"]
+    )
+    assert client.post("/players", json={"name": "Ann"}).headers["Cache-Control"] == "no-store"
+    assert "Cache-Control" not in client.get(f"/games/{table.game_id}").headers  # public
+
+
+def test_a_wrong_token_is_told_as_an_invalid_token(client):
+    table = a_table(client)
+    response = client.get(f"/games/{table.game_id}", headers={"Authorization": "Bearer nope"})
+    problem(response, "unauthorized", 401)
+    assert response.headers["WWW-Authenticate"] == 'Bearer realm="claim", error="invalid_token"'

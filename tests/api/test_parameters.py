@@ -1,0 +1,166 @@
+"""Every query parameter and header the API reads is in the contract: each operation is
+called once with a request class that records what the code reads of the query string
+and the headers, and each name read must be a parameter of that operation in
+`openapi.yaml` (or a header of HTTP itself, or the bearer credential of the security
+scheme)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from flask import Request, g, request
+from werkzeug.datastructures import EnvironHeaders, ImmutableMultiDict
+from werkzeug.utils import cached_property
+
+from service.api import create_app
+from tests.api.factories import a_table, created
+
+CONTRACT = Path(__file__).resolve().parents[2] / "openapi.yaml"
+# Headers of HTTP and WSGI themselves, read by Flask and werkzeug, and the bearer token
+# (the contract's security scheme).
+OF_HTTP = {"authorization", "content-type", "content-length", "transfer-encoding", "host"}
+
+
+def _noting(kind: str, name) -> None:
+    if isinstance(name, str):
+        g.setdefault("read", set()).add((kind, name.lower() if kind == "header" else name))
+
+
+class _Headers(EnvironHeaders):
+    def __getitem__(self, key, *args, **kwargs):
+        _noting("header", key)
+        return super().__getitem__(key, *args, **kwargs)
+
+    def get(self, key, *args, **kwargs):
+        _noting("header", key)
+        return super().get(key, *args, **kwargs)
+
+    def __contains__(self, key):
+        _noting("header", key)
+        return super().__contains__(key)
+
+
+class _Query(ImmutableMultiDict):
+    def __getitem__(self, key):
+        _noting("query", key)
+        return super().__getitem__(key)
+
+    def get(self, key, *args, **kwargs):
+        _noting("query", key)
+        return super().get(key, *args, **kwargs)
+
+    def getlist(self, key, *args, **kwargs):
+        _noting("query", key)
+        return super().getlist(key, *args, **kwargs)
+
+    def __contains__(self, key):
+        _noting("query", key)
+        return super().__contains__(key)
+
+
+class Noting(Request):
+    """A request that notes which headers and query parameters are read."""
+
+    def __init__(self, environ, *args, **kwargs):
+        super().__init__(environ, *args, **kwargs)
+        self.headers = _Headers(environ)
+
+    @cached_property
+    def args(self):
+        return _Query(super().args)
+
+
+@pytest.fixture
+def reads(claim):
+    """Each operation called, as (method, path of the contract) -> the names it read."""
+    app = create_app(claim=claim)
+    app.request_class = Noting
+    reads: dict[tuple[str, str], set] = {}
+
+    @app.after_request
+    def note(response):
+        if request.url_rule is not None:
+            path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", request.url_rule.rule)
+            reads.setdefault((request.method, path), set()).update(g.get("read", ()))
+        return response
+
+    client = app.test_client()
+    table = a_table(client)
+    game, key = table.game_id, client.post("/players", json={"name": "Ann"}).json["key"]
+    me = {"Authorization": f"Bearer {key}"}
+    seat = table.view()["table"]["to_act"]
+    move = table.view(seat)["you"]["legal"][0]
+    invite = created(client)
+    calls = [
+        ("GET", "/games?status=open&offset=0&limit=5", {}, None),
+        ("POST", "/games", {}, {"players": 2}),
+        ("GET", f"/games/{game}?after=9&wait=0.01", {**table.headers(0), "If-None-Match": '"3"'}),
+        ("GET", f"/games/{game}/legal", table.headers(seat), None),
+        ("GET", f"/games/{game}/events?after=1", {}, None),
+        ("GET", f"/games/{game}/replay/0", table.headers(0), None),
+        ("GET", f"/games/{game}/stream?max_seconds=1", {"Last-Event-ID": "3"}, None),
+        ("POST", f"/games/{game}/moves", table.headers(seat, "k"), move),
+        ("POST", f"/games/{game}/seats/0/return", table.headers(0), None),
+        ("POST", f"/games/{game}/resign", table.headers(0), None),
+        ("POST", f"/games/{game}/rematch", table.headers(0), None),
+        ("GET", f"/games/{game}/audit", {}, None),
+        (
+            "POST",
+            f"/games/{invite['game_id']}/seats/0",
+            me,
+            {"invite": invite["invites"][0]["invite"]},
+        ),
+        ("GET", "/me", me, None),
+        ("PATCH", "/me", me, {"name": "Ann B"}),
+        ("GET", "/me/games?status=open&turn=mine&offset=0&limit=5", me, None),
+        ("GET", "/me/deliveries", me, None),
+        ("POST", "/me/key", me, None),
+        ("GET", "/healthz", {}, None),
+        ("GET", "/openapi.yaml", {}, None),
+    ]
+    for method, path, headers, body in (
+        call if len(call) == 4 else (*call, None) for call in calls
+    ):
+        if path.endswith("/moves"):
+            body = {"move": body, "expected_version": 3}
+        response = client.open(path, method=method, headers=headers, json=body)
+        assert response.status_code < 500, (method, path, response.json)
+        response.close()
+    return reads
+
+
+def _declared(document: dict, method: str, path: str) -> set:
+    item = document["paths"][path]
+    parameters = item.get("parameters", []) + item[method.lower()].get("parameters", [])
+    return {
+        (p["in"], p["name"].lower() if p["in"] == "header" else p["name"])
+        for p in parameters
+        if p["in"] in ("header", "query")
+    }
+
+
+def test_every_operation_of_the_contract_is_called_here(reads):
+    document = yaml.safe_load(CONTRACT.read_text(encoding="utf-8"))
+    operations = {
+        (method.upper(), path)
+        for path, item in document["paths"].items()
+        for method in item
+        if method != "parameters"
+    }
+    assert operations == set(reads)
+
+
+def test_every_header_and_query_parameter_read_is_declared_for_its_operation(reads):
+    document = yaml.safe_load(CONTRACT.read_text(encoding="utf-8"))
+    undeclared = {
+        (method, path): sorted(
+            (kind, name)
+            for kind, name in names - _declared(document, method, path)
+            if not (kind == "header" and name in OF_HTTP)
+        )
+        for (method, path), names in reads.items()
+    }
+    assert {operation: names for operation, names in undeclared.items() if names} == {}
