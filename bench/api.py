@@ -1,7 +1,7 @@
 """API speed: `POST /games/{id}/moves` beside `GET /healthz`, on a real `claim serve`.
 
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/api.py \\
-        [--seconds 10] [--slices 3] [--clients 1,8,32] [--workers 2] [--threads 8]
+        [--seconds 10] [--slices 3] [--clients 1,8,32] [--workers 2] [--connections 10000]
 
 Starts `claim serve` on a free port, on `REDIS_URL` if set, else on an embedded Redis
 started in a temporary directory, with the rate limit raised so that it is checked but
@@ -67,6 +67,7 @@ class Server:
     port: int
     redis_url: str
     prefix: str
+    pid: int  # of claim serve
 
 
 @dataclass
@@ -271,15 +272,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(workers: int, threads: int):
-    """`claim serve` in a subprocess on a free port, stopped (and its keys deleted) after."""
+def serving(workers: int, connections: int, **settings: str):
+    """`claim serve` in a subprocess on a free port, with the environment `settings` on
+    top; stopped (and its keys deleted) after. Answers the server and its process."""
     with redis_url() as url, tempfile.TemporaryDirectory(prefix="claim-bench-") as scratch:
         prefix = f"bench-{uuid.uuid4().hex[:12]}"
-        env = child_environment(REDIS_URL=url)
-        env.update(CLAIM_PREFIX=prefix, CLAIM_RATE_LIMIT=RATE_LIMIT)
+        env = child_environment(
+            REDIS_URL=url, CLAIM_PREFIX=prefix, CLAIM_RATE_LIMIT=RATE_LIMIT, **settings
+        )
         port = free_port()
         command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
-        command += ["--workers", str(workers), "--threads", str(threads)]
+        command += ["--workers", str(workers), "--connections", str(connections)]
         log = Path(scratch) / "serve.log"
         with log.open("wb") as errors:
             process = subprocess.Popen(
@@ -292,7 +295,7 @@ def serving(workers: int, threads: int):
             )
         try:
             wait_for_health(port, process, log)
-            yield Server(port, url, prefix)
+            yield Server(port, url, prefix, process.pid)
         finally:
             stop(process)
             with redis.Redis.from_url(url) as client:
@@ -330,7 +333,7 @@ def main() -> None:
     parser.add_argument("--slices", type=int, default=3, help="turns a measurement is taken in")
     parser.add_argument("--clients", default="1,8,32", help="comma-separated client counts")
     parser.add_argument("--workers", type=int, default=2, help="claim serve --workers")
-    parser.add_argument("--threads", type=int, default=8, help="claim serve --threads")
+    parser.add_argument("--connections", type=int, default=10_000, help="claim serve --connections")
     parser.add_argument(
         "--read",
         choices=("view", "legal"),
@@ -341,7 +344,7 @@ def main() -> None:
     counts = [int(count) for count in args.clients.split(",")]
     redis_at = Config.from_env().redis_url or "embedded"
     rows = []
-    with serving(args.workers, args.threads) as server:
+    with serving(args.workers, args.connections) as server:
         for clients in counts:
             samples = {kind: Sample() for kind in KINDS}
             for turn in range(args.slices):
@@ -351,7 +354,8 @@ def main() -> None:
             rows.append((clients, samples))
 
     print(
-        f"claim serve --workers {args.workers} --threads {args.threads}, Redis {redis_at},"
+        f"claim serve --workers {args.workers} --connections {args.connections},"
+        f" Redis {redis_at},"
         f" play reads: {args.read}, {args.seconds:g} s per measurement in {args.slices} turns,"
         f" {os.cpu_count()} CPUs (clients included)"
     )

@@ -13,8 +13,8 @@ import redis
 
 from service.config import Config
 from service.domain import Settings, apply, legal_decisions, new_game, shuffled_deck
+from service.embedded_redis import EmbeddedRedis
 from service.events import DecisionMade
-from service.events.connection import embedded
 
 
 @contextmanager
@@ -24,11 +24,12 @@ def redis_url():
         yield url
         return
     with tempfile.TemporaryDirectory(prefix="claim-bench-") as directory:
-        server = embedded(Path(directory))
+        server = EmbeddedRedis(Path(directory), fsync=Config.from_env().fsync)
+        server.start()
         try:
-            yield f"unix://{server.socket_file}"
+            yield server.url
         finally:
-            server.shutdown()
+            server.stop()
 
 
 def random_game(settings: Settings, rng: random.Random) -> tuple[tuple, list[DecisionMade]]:

@@ -1,7 +1,7 @@
 """Event store speed: appends per second beside raw XADD, and folding finished games.
 
     .venv/bin/python bench/events.py [--clients 16] [--appends 500] [--rounds 3]
-                                     [--folds 500] [--seed 1] [--profile]
+                                     [--folds 500] [--seed 1] [--profile] [--fsync]
 
 Uses REDIS_URL if set, else an embedded Redis in a temporary directory. Every key it
 writes starts with a prefix of its own and is deleted at the end.
@@ -17,8 +17,11 @@ Target: an append costs at most 3 XADDs (docs/design.md, Events: one Lua script 
 Folds: a finished 2-, 3- and 4-player game, `--folds` times each: `GameStore.load` on a
 fresh store (no cached fold: XRANGE, decode, fold), and beside it XRANGE alone, `read`
 (XRANGE and decode) and the pure `fold` of records already decoded. Target: under 2 ms
-(docs/design.md: folding "about a millisecond"). `--profile` shows where the time of appends and of
-loads goes instead (cProfile, one process).
+(docs/design.md: folding "about a millisecond"). `--profile` shows where the time of
+appends and of loads goes instead (cProfile, one process). `--fsync` measures appends
+on two embedded Redis servers instead, one of each `CLAIM_FSYNC` policy (`always`:
+every acknowledged append is on disk; `everysec`: up to a second of them may not be),
+in turns, and prints what `always` costs.
 """
 
 from __future__ import annotations
@@ -30,19 +33,23 @@ import pstats
 import random
 import statistics
 import sys
+import tempfile
 import time
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from queue import Empty
 
 import redis
 from common import delete_keys, random_game, redis_url
 from tqdm import tqdm
 
+from service.config import FSYNC_POLICIES
 from service.domain import (
     Settings,
     random_factions,
 )
+from service.embedded_redis import EmbeddedRedis
 from service.events import AI, GameStore, SeatSpec, fold
 from service.events.codec import encode
 
@@ -198,6 +205,40 @@ def profile(connection: redis.Redis, prefix: str, seed: int) -> None:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 
 
+def fsync_costs(client_counts: list[int], args: argparse.Namespace) -> None:
+    """Appends per second on an embedded Redis of each fsync policy, in turns, the
+    best of `--rounds` each: what `CLAIM_FSYNC=always` costs beside `everysec`."""
+    best = {}
+    with tempfile.TemporaryDirectory(prefix="claim-bench-") as directory:
+        servers = {
+            policy: EmbeddedRedis(Path(directory) / policy, fsync=policy)
+            for policy in FSYNC_POLICIES
+        }
+        try:
+            for server in servers.values():
+                server.start()
+            for round_ in range(args.rounds):
+                for policy, server in servers.items():
+                    for clients in client_counts:
+                        prefix = f"bench-{uuid.uuid4().hex[:12]}"
+                        speed = throughput(server.url, prefix, clients, args.appends, 1, round_)
+                        key = (policy, clients)
+                        best[key] = max(best.get(key, 0), speed["append"])
+                        connection = redis.Redis.from_url(server.url)
+                        delete_keys(connection, prefix)
+                        connection.close()
+        finally:
+            for server in servers.values():
+                server.stop()
+    print(f"appends/s on the embedded Redis, best of {args.rounds} runs of {args.appends}")
+    print(f"{'clients':>7} " + " ".join(f"{policy:>10}" for policy in FSYNC_POLICIES) + "  cost")
+    for clients in client_counts:
+        speeds = [best[(policy, clients)] for policy in FSYNC_POLICIES]
+        cost = 1 - speeds[0] / speeds[1]
+        print(f"{clients:>7} " + " ".join(f"{s:>10,.0f}" for s in speeds) + f"  {cost:5.0%}")
+    print("cost: the share of appends per second that fsync=always gives up")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients")
@@ -206,8 +247,16 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=500, help="folds of each game")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="cProfile instead")
+    parser.add_argument(
+        "--fsync",
+        action="store_true",
+        help="appends on an embedded Redis with each CLAIM_FSYNC policy instead",
+    )
     args = parser.parse_args()
     client_counts = sorted({1, args.clients})
+    if args.fsync:
+        fsync_costs(client_counts, args)
+        return
     with redis_url() as url:
         connection = redis.Redis.from_url(url)
         prefix = f"bench-{uuid.uuid4().hex[:12]}"

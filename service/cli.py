@@ -119,7 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--host", default="127.0.0.1")
     run.add_argument("--port", type=int, default=8000)
     run.add_argument("--workers", type=int, default=2, help="gunicorn worker processes")
-    run.add_argument("--threads", type=int, default=8, help="threads per worker")
+    run.add_argument(
+        "--connections",
+        type=int,
+        default=10_000,
+        help="open connections per gunicorn process (idle live streams included)",
+    )
     run.add_argument(
         "--rq-worker",
         action=argparse.BooleanOptionalAction,
@@ -161,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         from .serve import serve
 
-        return serve(config, args.host, args.port, args.workers, args.threads, args.rq_worker)
+        return serve(config, args.host, args.port, args.workers, args.connections, args.rq_worker)
     if args.command == "worker":
         from workers.worker import run
 

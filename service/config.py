@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 DEFAULT_PREFIX = "claim"
+FSYNC_POLICIES = ("always", "everysec")
 
 
 class ConfigError(ValueError):
@@ -39,6 +40,7 @@ class Config:
     public_url: str = "http://127.0.0.1:8000"  # CLAIM_PUBLIC_URL: the server in emails
     reminder_share: float | None = 0.25  # CLAIM_REMINDER_SHARE; None (0): no reminders
     watch_cap: int = 20  # CLAIM_WATCH_CAP: live streams and long-polls open per address
+    fsync: str = "always"  # CLAIM_FSYNC: the embedded Redis's appendfsync (always, everysec)
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -63,6 +65,9 @@ class Config:
         for name in ("sweep_every", "stuck_after"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"--{name.replace('_', '-')} must be above 0")
+        if self.fsync not in FSYNC_POLICIES:
+            policies = ", ".join(FSYNC_POLICIES)
+            raise ConfigError(f"CLAIM_FSYNC: {self.fsync!r} is not one of {policies}")
         if self.watch_cap < 1:
             raise ConfigError(f"CLAIM_WATCH_CAP: {self.watch_cap} is not 1 or more")
 
@@ -79,6 +84,7 @@ ENVIRONMENT = {
     "public_url": "CLAIM_PUBLIC_URL",
     "reminder_share": "CLAIM_REMINDER_SHARE",
     "watch_cap": "CLAIM_WATCH_CAP",
+    "fsync": "CLAIM_FSYNC",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 

@@ -23,6 +23,7 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_PUBLIC_URL": "https://claim.example.org",
         "CLAIM_REMINDER_SHARE": "0.5",
         "CLAIM_WATCH_CAP": "7",
+        "CLAIM_FSYNC": "everysec",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -40,7 +41,7 @@ def test_every_setting_is_read_from_its_variable():
         "games@example.org",
         "https://claim.example.org",
     )
-    assert (config.reminder_share, config.watch_cap) == (0.5, 7)
+    assert (config.reminder_share, config.watch_cap, config.fsync) == (0.5, 7, "everysec")
 
 
 def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():
@@ -68,6 +69,7 @@ def test_the_command_lines_options_come_on_top():
         ("CLAIM_REMINDER_SHARE", "1.5"),
         ("CLAIM_WATCH_CAP", "many"),
         ("CLAIM_WATCH_CAP", "0"),
+        ("CLAIM_FSYNC", "sometimes"),
     ],
 )
 def test_an_unusable_value_is_refused_naming_its_variable(variable, value):

@@ -9,6 +9,7 @@ The result at the end must be the engine's for the same deck and decisions.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -28,6 +29,7 @@ import redis
 import requests
 
 from service.domain import Settings, apply, is_over, new_game, result
+from tests.processes import alive, descendants
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP = 60  # seconds `claim serve` may take to answer /healthz
@@ -89,13 +91,16 @@ def start(env: dict[str, str], log: Path) -> tuple[subprocess.Popen, int]:
 
 def stop(process: subprocess.Popen) -> None:
     """SIGTERM (serve stops gunicorn, its worker and the embedded Redis), then SIGKILL
-    to whatever of its process group is left."""
+    to whatever is left of what it started."""
+    started = descendants(process.pid)
     if process.poll() is None:
         process.terminate()
     with suppress(subprocess.TimeoutExpired):
         process.wait(timeout=30)
-    with suppress(ProcessLookupError):  # nothing left
-        os.killpg(process.pid, signal.SIGKILL)
+    for pid in [process.pid, *started]:
+        if alive(pid):
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
     process.wait()
 
 
@@ -270,3 +275,84 @@ def test_racing_repeats_of_one_request_land_it_once_and_all_get_its_answer(serve
         assert {response.json()["version"] for response in responses} == {version + 1}
     events = requests.get(f"{server.url}/games/{game_id}/events", timeout=10).json()
     assert [event["type"] for event in events["events"]].count("DecisionMade") == 5
+
+
+def _raw(server: Server, request: bytes) -> tuple[int, dict, bytes]:
+    """Send `request` as it is; the status, headers and body of the answer."""
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+            head, _, body = answer.partition(b"\r\n\r\n")
+            lines = head.decode("latin-1").split("\r\n")
+            headers = dict(line.split(": ", 1) for line in lines[1:] if ": " in line)
+            if body and len(body) >= int(headers.get("Content-Length", -1)):
+                return int(lines[0].split()[1]), headers, body
+    raise AssertionError(f"no whole answer: {answer[:500]!r}")
+
+
+def _chunked(path: str, body: bytes) -> bytes:
+    chunks = b"".join(
+        b"%x\r\n%s\r\n" % (len(body[at : at + 8192]), body[at : at + 8192])
+        for at in range(0, len(body), 8192)
+    )
+    return (
+        (
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        ).encode()
+        + chunks
+        + b"0\r\n\r\n"
+    )
+
+
+def test_a_chunked_body_is_read_whole_and_refused_over_the_limit(server):
+    status, _, body = _raw(server, _chunked("/games", b'{"players": 2}'))
+    assert status == 201, body
+    padded = b'{"players": 2, "padding": "' + b"x" * 70_000 + b'"}'
+    status, headers, body = _raw(server, _chunked("/games", padded))
+    assert (status, headers["Content-Type"]) == (413, "application/problem+json"), body
+    assert json.loads(body)["type"] == "/problems/payload-too-large"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "status", "kind"),
+    [
+        (b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri-too-long"),
+        (
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+            + b"".join(b"X-%d: %s\r\n" % (n, b"y" * 100) for n in range(200))
+            + b"\r\n",
+            431,
+            "headers-too-large",
+        ),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n", 400, "validation-error"),
+    ],
+    ids=["long-request-line", "too-many-headers", "malformed-header"],
+)
+def test_what_the_http_server_refuses_itself_is_a_problem_too(server, request_text, status, kind):
+    answered, headers, body = _raw(server, request_text)
+    assert (answered, headers["Content-Type"]) == (status, "application/problem+json"), body
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert json.loads(body)["type"] == f"/problems/{kind}"
+
+
+def test_a_live_stream_on_the_real_server_gets_each_move(server):
+    game_id, tokens = server.create(2)
+    seat, move, version = acting(server, game_id, tokens)
+    with requests.get(
+        f"{server.url}/games/{game_id}/stream", stream=True, timeout=30, headers={"Accept": "*/*"}
+    ) as stream:
+        lines = stream.iter_lines()
+        assert next(lines) == f"id: {version}".encode()
+        response = server.client(tokens[seat]).post(
+            f"{server.url}/games/{game_id}/moves",
+            json={"move": move, "expected_version": version},
+            headers={"Idempotency-Key": "live"},
+            timeout=10,
+        )
+        assert response.status_code == 201
+        ids = (line for line in lines if line.startswith(b"id: "))
+        assert next(ids) == f"id: {version + 1}".encode()

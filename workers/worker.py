@@ -15,6 +15,8 @@ lease runs out: no job is there to be lost.
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 import time
 
@@ -22,11 +24,13 @@ from rq import Worker
 
 from service import games
 from service.config import Config
+from service.processes import ending_with_this_process
 
 from . import jobs
 
 log = logging.getLogger(__name__)
 TICK = 0.1  # seconds between two looks at the due timers
+UNAVAILABLE_TICK = 1.0  # the same while the store does not answer
 
 
 def keep_time(claim: games.Claim, stop: threading.Event) -> None:
@@ -34,13 +38,21 @@ def keep_time(claim: games.Claim, stop: threading.Event) -> None:
     turns every `Config.sweep_every` seconds (one worker of all in each period)."""
     every = claim.config.sweep_every
     next_sweep = time.monotonic() + every
-    while not stop.wait(TICK):
+    unavailable = False  # told once an outage, not ten times a second
+    while not stop.wait(UNAVAILABLE_TICK if unavailable else TICK):
         try:
             games.fire_due_timers(claim)
             if time.monotonic() >= next_sweep:
                 next_sweep = time.monotonic() + every
                 if claim.ai_turns.take_sweep(every * 0.9):
                     games.sweep(claim)
+            if unavailable:
+                log.warning("the store answers again: firing the timers")
+            unavailable = False
+        except games.StoreUnavailable as error:
+            if not unavailable:
+                log.warning("the clock thread waits for the store: %s", error)
+            unavailable = True
         except Exception:  # tried again at the next tick
             log.exception("the clock thread failed")
 
@@ -49,7 +61,15 @@ def run(config: Config, burst: bool = False) -> int:
     """Work until stopped (or, with `burst`, fire the due timers, then work until the
     queues are empty)."""
     claim = games.Claim.connect(config)
+    try:
+        games.health(claim)
+    except games.StoreUnavailable as error:
+        where = "REDIS_URL" if config.redis_url else "the embedded Redis of `claim serve` here"
+        print(f"claim worker: no Redis ({where}): {error}", file=sys.stderr)
+        return 1
     jobs.use(claim)  # the work horses, forked from this process, use it
+    # RQ's scheduler and work horses are forked from here: they end when this does.
+    os.register_at_fork(after_in_child=ending_with_this_process())
     if burst:  # RQ's scheduler moves the due retries once, then the queues are emptied
         games.fire_due_timers(claim)
         worker = Worker(claim.jobs.queues, connection=claim.jobs.connection)

@@ -16,6 +16,7 @@ import redis
 import yaml
 from flask import Flask, Response, request
 from flask_smorest import Api
+from flask_swagger_ui import get_swaggerui_blueprint
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.config import Config
@@ -56,8 +57,6 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
         OPENAPI_VERSION="3.1.0",
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
-        OPENAPI_SWAGGER_UI_PATH="docs",
-        OPENAPI_SWAGGER_UI_URL="https://cdn.jsdelivr.net/npm/swagger-ui-dist/",
         MAX_CONTENT_LENGTH=MAX_BODY,
         API_SPEC_OPTIONS={
             "info": {
@@ -74,6 +73,8 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
     for blueprint in (games.blp, history.blp, players.blp, health.blp):
         api.register_blueprint(blueprint)
     app.extensions["openapi_yaml"] = openapi_yaml(api)
+    # /docs: Swagger UI from the installed package, no asset from another host.
+    app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", {"app_name": "Claim"}))
 
     if claim.config.rate_limit:
         limit_requests(app, claim, claim.config.rate_limit)
@@ -90,7 +91,8 @@ def _read_chunked_body() -> None:
         if len(body) > MAX_BODY:
             raise RequestEntityTooLarge()
         environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(body), str(len(body))
-        environ.pop("wsgi.input_terminated")
+        del environ["wsgi.input_terminated"]  # the body is read: as if it had come whole
+        environ.pop("HTTP_TRANSFER_ENCODING", None)
 
 
 def _safe_headers(response: Response) -> Response:

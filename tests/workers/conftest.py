@@ -7,13 +7,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from service.api import create_app
 from service.config import Config, child_environment
 from service.games import Claim
+from tests.processes import descendants, state
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,7 @@ def kill(process: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(process.pid, signal.SIGSTOP)  # it starts no new horse while we look
         _wait_stopped(process.pid)  # (a fork under way when the signal came completes)
-    for pid in [*_descendants(process.pid), process.pid]:
+    for pid in [*descendants(process.pid), process.pid]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     process.wait()
@@ -82,21 +82,5 @@ def kill(process: subprocess.Popen) -> None:
 
 def _wait_stopped(pid: int) -> None:
     """Wait until the process is stopped: a signal is delivered after `kill` returns."""
-    stat = Path(f"/proc/{pid}/stat")
-    with contextlib.suppress(OSError):
-        while stat.read_text().rsplit(")", 1)[1].split()[0] not in ("T", "Z"):
-            time.sleep(0.001)
-
-
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
+    while state(pid) not in ("T", "Z", None):
+        time.sleep(0.001)

@@ -1,0 +1,315 @@
+"""Idle watchers by the thousand: what they cost `claim serve`, and how soon a change
+reaches every one of them.
+
+    .venv/bin/python bench/stream.py [--watchers 10000] [--seconds 10] [--workers 2]
+                                     [--fanout 1x1000,1000x10] [--moves 30]
+
+Starts `claim serve` as bench/api.py does (REDIS_URL if set, else an embedded Redis;
+the rate limit and the per-address cap of live watchers raised, as every client here
+comes from 127.0.0.1), then:
+
+1. Idle watchers: `--watchers` connections held open by one asyncio process, half of
+   them live streams (`GET /games/{id}/stream`) and half long-polls (`?after=&wait=60`,
+   asked again when answered), on 100 games nobody plays. With no watcher, then with
+   all of them open: `/healthz` and moves with 8 clients (bench/api.py's measurements,
+   in turns), the memory of gunicorn's processes (per idle watcher: the difference over
+   the count) and the Redis connections.
+2. Fan-out, for each `GxW` of `--fanout`: G games of two people, each watched by W live
+   streams; `--moves` moves posted one at a time, each to a game in turn; for each, the
+   delay from posting it to each of its game's watchers reading its event: p50, p99,
+   and p99 / max of the delay to a move's last watcher.
+
+Targets (issue "Live connections by the thousand"): 10,000 idle watchers held with
+/healthz p99 and move p99 (8 clients) under 50 ms; change-to-every-watcher p99 under
+100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import random
+import re
+import resource
+import sys
+import time
+from pathlib import Path
+
+import redis
+from api import Client, Sample, a_scripted_game, measure, percentile, serving
+from common import descendants
+from tqdm import tqdm
+
+from service.events import GameStore
+
+IDLE_GAMES = 100
+LONG_POLL = 60  # seconds a long-poll waits
+EVENT_ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
+SETTINGS = {"CLAIM_WATCH_CAP": "1000000"}
+
+
+def allow_open_files() -> None:
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+async def _request(port: int, path: str, headers: dict | None = None):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
+    lines = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: bench\r\n{lines}\r\n".encode())
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    if status != 200:
+        raise RuntimeError(f"GET {path}: {head!r}")
+    return reader, writer, head
+
+
+async def _chunks(reader: asyncio.StreamReader):
+    """The chunks of a chunked body, as they come."""
+    while True:
+        size = int((await reader.readline()).split(b";")[0], 16)
+        if size == 0:
+            return
+        yield (await reader.readexactly(size + 2))[:-2]
+
+
+async def stream(port: int, game_id: str, opened: asyncio.Queue, heard=None) -> None:
+    """A live stream of `game_id`: tells `opened` once its first event came, then calls
+    `heard(game_id, version, monotonic time)` for each event."""
+    reader, writer, _ = await _request(port, f"/games/{game_id}/stream?max_seconds=3600")
+    first = True
+    try:
+        async for chunk in _chunks(reader):
+            for match in EVENT_ID.finditer(chunk):
+                if first:
+                    first = False
+                    opened.put_nowait(1)
+                elif heard is not None:
+                    heard(game_id, int(match[1]), time.monotonic())
+    finally:
+        writer.close()
+
+
+async def long_poll(port: int, game_id: str, version: int, opened: asyncio.Queue) -> None:
+    """Long-polls of `game_id` one after the other, on one connection."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    path = f"/games/{game_id}?after={version}&wait={LONG_POLL}"
+    request = f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
+    first = True
+    try:
+        while True:
+            writer.write(request)
+            await writer.drain()
+            if first:  # the request is in: the server holds it from here
+                first = False
+                opened.put_nowait(1)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(re.search(rb"Content-Length: (\d+)", head)[1])
+            await reader.readexactly(length)
+    finally:
+        writer.close()
+
+
+def hold_idle(port: int, games: list[tuple[str, int]], count: int, ready, stop) -> None:
+    """A process holding `count` idle watchers of `games` until `stop` is set."""
+    allow_open_files()
+
+    async def main():
+        opened = asyncio.Queue()
+        tasks = []
+        for n in range(count):
+            game_id, version = games[n % len(games)]
+            if n % 2:
+                tasks.append(asyncio.create_task(long_poll(port, game_id, version, opened)))
+            else:
+                tasks.append(asyncio.create_task(stream(port, game_id, opened)))
+            if n % 200 == 199:
+                await asyncio.sleep(0.05)  # let the server accept as they come
+        for _ in range(count):
+            await opened.get()
+        ready.set()
+        while not stop.is_set():
+            await asyncio.sleep(0.2)
+        for task in tasks:
+            task.cancel()
+
+    asyncio.run(main())
+
+
+def gunicorn_memory(serve_pid: int) -> int:
+    """The resident memory of gunicorn's processes, in bytes."""
+    total = 0
+    for pid in descendants(serve_pid):
+        try:
+            if b"gunicorn" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total += int(re.search(r"VmRSS:\s+(\d+) kB", status)[1]) * 1024
+    return total
+
+
+def load(server, seconds: float, slices: int) -> dict[str, Sample]:
+    """/healthz and moves with 8 clients, in turns."""
+    samples = {"healthz": Sample(), "moves": Sample()}
+    for turn in range(slices):
+        for kind, sample in samples.items():
+            sample.add(measure(kind, server, 8, seconds / slices, "view", turn))
+    return samples
+
+
+def idle(server, args) -> list[str]:
+    """Part 1: the figures with no watcher, then with `--watchers` idle ones."""
+    client, rng = Client(server.port), random.Random(1)
+    store = GameStore(redis.Redis.from_url(server.redis_url), server.prefix)
+    games = [
+        (game_id, version)
+        for game_id, _, version, _ in (
+            a_scripted_game(client, store, rng)
+            for _ in tqdm(range(IDLE_GAMES), desc="idle games", leave=False)
+        )
+    ]
+    connections = redis.Redis.from_url(server.redis_url)
+    rows = []
+    before_memory = gunicorn_memory(server.pid)
+    before_clients = connections.info("clients")["connected_clients"]
+    rows.append(("none", load(server, args.seconds, args.slices), before_memory, before_clients))
+    context = multiprocessing.get_context("spawn")
+    ready, stop = context.Event(), context.Event()
+    holder = context.Process(
+        target=hold_idle, args=(server.port, games, args.watchers, ready, stop)
+    )
+    holder.start()
+    give_up = time.monotonic() + 300
+    with tqdm(desc=f"opening {args.watchers} watchers", leave=False) as bar:
+        while not ready.wait(0.5):
+            bar.update()
+            if not holder.is_alive() or time.monotonic() > give_up:
+                raise SystemExit("the watchers could not all be opened")
+    time.sleep(2)  # settled
+    memory = gunicorn_memory(server.pid)
+    clients = connections.info("clients")["connected_clients"]
+    rows.append((f"{args.watchers:,}", load(server, args.seconds, args.slices), memory, clients))
+    stop.set()
+    holder.join(30)
+    connections.close()
+    lines = [
+        f"idle watchers (half streams, half long-polls) on {IDLE_GAMES} games;"
+        f" /healthz and moves with 8 clients, {args.seconds:g} s each in {args.slices} turns",
+        f"{'watchers':>8} {'healthz/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'moves/s':>8}"
+        f" {'p50 ms':>7} {'p99 ms':>7} {'gunicorn MB':>11} {'redis clients':>13}",
+    ]
+    for name, samples, memory, clients in rows:
+        health, moves = samples["healthz"].healthz, samples["moves"].moves
+        lines.append(
+            f"{name:>8} {len(health) / args.seconds:>9,.0f} {percentile(health, 0.5):>7.1f}"
+            f" {percentile(health, 0.99):>7.1f} {len(moves) / args.seconds:>8,.0f}"
+            f" {percentile(moves, 0.5):>7.1f} {percentile(moves, 0.99):>7.1f}"
+            f" {memory / 1e6:>11.0f} {clients:>13}"
+        )
+    per_watcher = (rows[1][2] - rows[0][2]) / args.watchers
+    lines.append(f"memory per idle watcher: {per_watcher / 1024:.1f} kB (gunicorn's processes)")
+    return lines
+
+
+def fanout(server, games: int, watchers: int, moves: int) -> str:
+    """Part 2: `games` games, `watchers` streams each; `moves` moves, one at a time."""
+    client, rng = Client(server.port), random.Random(2)
+    store = GameStore(redis.Redis.from_url(server.redis_url), server.prefix)
+    tables = [
+        a_scripted_game(client, store, rng)
+        for _ in tqdm(range(games), desc=f"{games} games", leave=False)
+    ]
+    posted: dict[tuple[str, int], float] = {}
+    heard: dict[tuple[str, int], list[float]] = {}
+
+    def note(game_id: str, version: int, at: float) -> None:
+        heard.setdefault((game_id, version), []).append(at)
+
+    async def main():
+        opened = asyncio.Queue()
+        tasks = []
+        for n in range(games * watchers):
+            game_id = tables[n % games][0]
+            tasks.append(asyncio.create_task(stream(server.port, game_id, opened, note)))
+            if n % 200 == 199:
+                await asyncio.sleep(0.05)
+        for _ in tqdm(range(games * watchers), desc="opening", leave=False):
+            await opened.get()
+        for n in tqdm(range(moves), desc="moves", leave=False):
+            game_id, tokens, version, script = tables[n % games]
+            seat, move = script.pop(0)
+            key = (game_id, version + 1)
+            posted[key] = time.monotonic()
+            await asyncio.to_thread(_post, server.port, game_id, tokens[seat], move, version)
+            tables[n % games] = (game_id, tokens, version + 1, script)
+            give_up = time.monotonic() + 10
+            while len(heard.get(key, ())) < watchers and time.monotonic() < give_up:
+                await asyncio.sleep(0.001)
+            await asyncio.sleep(0.05)  # the next move after a pause
+        for task in tasks:
+            task.cancel()
+
+    asyncio.run(main())
+    delays, to_last, missing = [], [], 0
+    for key, at in posted.items():
+        times = heard.get(key, [])
+        missing += watchers - len(times)
+        delays += [t - at for t in times]
+        if times:
+            to_last.append(max(times) - at)
+    return (
+        f"{games:>5} x {watchers:<5} {moves:>5} {percentile(delays, 0.5):>7.1f}"
+        f" {percentile(delays, 0.99):>7.1f} {percentile(to_last, 0.99):>11.1f}"
+        f" {percentile(to_last, 1.0):>11.1f} {missing:>7}"
+    )
+
+
+def _post(port: int, game_id: str, token: str, move: str, version: int) -> None:
+    body = {"move": move, "expected_version": version}
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": f"{game_id}-{version}"}
+    status, answer, _ = Client(port).call("POST", f"/games/{game_id}/moves", body, headers)
+    if status != 201:
+        raise RuntimeError(f"a move: {status} {answer}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--watchers", type=int, default=10_000, help="idle ones held open")
+    parser.add_argument("--seconds", type=float, default=10, help="per load measurement")
+    parser.add_argument("--slices", type=int, default=3, help="turns of each measurement")
+    parser.add_argument("--workers", type=int, default=2, help="claim serve --workers")
+    parser.add_argument("--fanout", default="1x1000,1000x10", help="GAMESxWATCHERS, ...")
+    parser.add_argument("--moves", type=int, default=30, help="moves of each fan-out")
+    args = parser.parse_args()
+    allow_open_files()
+    connections = args.watchers + 2048
+    with serving(args.workers, connections, **SETTINGS) as server:
+        lines = idle(server, args)
+        rows = []
+        for shape in args.fanout.split(","):
+            games, watchers = (int(n) for n in shape.split("x"))
+            rows.append(fanout(server, games, watchers, args.moves))
+    print(
+        f"claim serve --workers {args.workers} --connections {connections}, {os.cpu_count()}"
+        " CPUs (the clients' included)"
+    )
+    print("\n".join(lines))
+    print("\nfan-out: delay from posting a move to its game's watchers reading it, ms")
+    print(
+        f"{'games x watchers':>16} {'moves':>5} {'p50':>7} {'p99':>7} {'last p99':>11}"
+        f" {'last max':>11} {'missing':>7}"
+    )
+    print("\n".join(rows))
+    print(
+        "targets: 10,000 idle watchers with /healthz and move p99 < 50 ms (8 clients);"
+        " change to every watcher p99 < 100 ms"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

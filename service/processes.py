@@ -1,0 +1,58 @@
+"""What the processes that `claim` starts have in common: none outlives its parent.
+
+A process killed with `kill -9` cannot stop its children; the kernel can (Linux's
+`PR_SET_PDEATHSIG`): each child asks for SIGTERM when its parent ends, and ends the
+way it ends on SIGTERM (gunicorn and RQ gracefully, Redis after writing its file). A
+supervisor adopts the orphans of its descendants and reaps them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import signal
+import sys
+from collections.abc import Callable, Collection
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def end_with_parent(parent: int) -> None:
+    """In a child of `parent`: be sent SIGTERM when the parent ends, and end now if it
+    has ended already (before this could ask). Elsewhere than on Linux: nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def ending_with_this_process() -> Callable[[], None]:
+    """For `subprocess.Popen(preexec_fn=...)`, or `os.register_at_fork`: the child ends
+    with the process that starts it."""
+    return functools.partial(end_with_parent, os.getpid())
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans() -> None:
+    """Become the parent of every orphan among this process's descendants (Linux), so
+    that they are reaped here (`reap_orphans`) rather than left as zombies to an init
+    that may not reap them."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def reap_orphans(children: Collection[int]) -> None:
+    """Reap every adopted process that has ended, but `children`: those of this
+    process's own, whose `Popen` reaps them."""
+    while True:
+        try:
+            ended = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return
+        if ended is None or ended.si_pid in children:
+            return
+        os.waitpid(ended.si_pid, 0)

@@ -1,0 +1,189 @@
+"""`claim serve` as the supervisor of what it starts, on its embedded Redis: a dead
+worker or Redis is started again and the API stays up; nothing it started outlives
+it, even a `kill -9` of it; a restart straight after comes up the first time; more
+workers find its Redis."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import redis
+import requests
+
+from service.embedded_redis import socket_of
+from tests.processes import alive, children, command, descendants
+from tests.test_serve import ROOT, free_port, stop, wait_for_health
+
+GIVE_UP = 60  # seconds
+
+
+class Serve:
+    """A `claim serve` on its embedded Redis in `data_dir`, on `port`."""
+
+    def __init__(self, data_dir: Path, log: Path, port: int | None = None):
+        self.data_dir, self.log, self.port = data_dir, log, port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> Serve:
+        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CLAIM_PREFIX")}
+        env.update(CLAIM_DATA_DIR=str(self.data_dir), CLAIM_FSYNC="everysec")
+        command_line = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)]
+        with self.log.open("ab") as output:
+            self.process = subprocess.Popen(
+                command_line, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT
+            )
+        wait_for_health(self.url, self.process, self.log)
+        return self
+
+    def child(self, marker: str) -> int:
+        """The one child of claim serve whose command holds `marker`, waiting for it
+        to be there."""
+        give_up = time.monotonic() + GIVE_UP
+        while True:
+            found = [
+                pid for pid in children(self.process.pid) if marker in command(pid) and alive(pid)
+            ]
+            if len(found) == 1:
+                return found[0]
+            assert time.monotonic() < give_up, f"{marker}: {found}\n{self.log.read_text()}"
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def serve(tmp_path):
+    started = []
+
+    def start(port: int | None = None) -> Serve:
+        server = Serve(tmp_path / "data", tmp_path / "serve.log", port).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        stop(server.process)
+
+
+def _until(condition, what: str, log: Path):
+    give_up = time.monotonic() + GIVE_UP
+    while not condition():
+        assert time.monotonic() < give_up, f"gave up waiting for {what}:\n{log.read_text()}"
+        time.sleep(0.05)
+
+
+def _health(url: str) -> int:
+    try:
+        return requests.get(f"{url}/healthz", timeout=2).status_code
+    except requests.RequestException:
+        return 0
+
+
+def test_a_killed_worker_is_started_again_and_the_api_answers_throughout(serve):
+    server = serve()
+    worker = server.child("service.cli worker")
+    forked = descendants(worker)  # RQ's scheduler
+    assert forked
+    os.kill(worker, signal.SIGKILL)
+    statuses = []
+    give_up = time.monotonic() + GIVE_UP
+    while (again := _worker_other_than(server, [worker, *forked])) is None:
+        statuses.append(_health(server.url))
+        assert time.monotonic() < give_up, server.log.read_text()
+        time.sleep(0.05)
+    assert set(statuses) <= {200}
+    _until(lambda: not any(alive(pid) for pid in forked), "what it forked to end", server.log)
+    created = requests.post(
+        f"{server.url}/games",
+        json={"players": 2, "seats": [{"kind": "ai", "level": "random"}] * 2},
+        timeout=10,
+    ).json()
+    _until(  # the new worker plays the AI seats
+        lambda: (
+            requests.get(f"{server.url}/games/{created['game_id']}", timeout=10).json()["status"]
+            == "finished"
+        ),
+        "the AI game to end",
+        server.log,
+    )
+    assert alive(again)
+
+
+def _worker_other_than(server: Serve, old: list[int]) -> int | None:
+    """A worker that claim serve started, not one of `old` (the dead worker, and what it
+    forked, which claim serve adopts when it dies)."""
+    for pid in children(server.process.pid):
+        if pid not in old and alive(pid) and "service.cli worker" in command(pid):
+            return pid
+    return None
+
+
+def test_a_killed_embedded_redis_is_started_again_on_the_same_data(serve):
+    server = serve()
+    game = requests.post(f"{server.url}/games", json={"players": 2}, timeout=10).json()
+    os.kill(server.child("redis-server"), signal.SIGKILL)
+    _until(lambda: _health(server.url) == 503, "the API to see the store gone", server.log)
+    _until(lambda: _health(server.url) == 200, "the store to come back", server.log)
+    view = requests.get(f"{server.url}/games/{game['game_id']}", timeout=10)
+    assert view.status_code == 200 and view.json()["version"] == 1
+
+
+def test_nothing_outlives_a_kill_9_of_claim_serve_and_a_restart_comes_up_at_once(serve):
+    server = serve()
+    game = requests.post(f"{server.url}/games", json={"players": 2}, timeout=10).json()
+    started = descendants(server.process.pid)
+    assert len(started) >= 5  # Redis, gunicorn and its workers, the RQ worker and its scheduler
+    os.kill(server.process.pid, signal.SIGKILL)
+    server.process.wait()
+    _until(lambda: not any(alive(pid) for pid in started), "its children to end", server.log)
+    again = serve(port=server.port)  # the same data, the same port: the first time
+    view = requests.get(f"{again.url}/games/{game['game_id']}", timeout=10)
+    assert view.status_code == 200
+
+
+def test_sigterm_stops_everything_and_exits_0(serve):
+    server = serve()
+    started = descendants(server.process.pid)
+    server.process.terminate()
+    assert server.process.wait(timeout=GIVE_UP) == 0
+    assert not any(alive(pid) for pid in started)
+    assert not socket_of(server.data_dir).exists() or not _answers(server.data_dir)
+
+
+def _answers(data_dir: Path) -> bool:
+    client = redis.Redis(unix_socket_path=str(socket_of(data_dir)), socket_timeout=1)
+    try:
+        return bool(client.ping())
+    except (redis.RedisError, OSError):
+        return False
+    finally:
+        client.close()
+
+
+def _worker(data_dir: Path, *options: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CLAIM_PREFIX")}
+    env["CLAIM_DATA_DIR"] = str(data_dir)
+    return subprocess.run(
+        [sys.executable, "-m", "service.cli", "worker", *options],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GIVE_UP,
+    )
+
+
+def test_another_worker_finds_the_embedded_redis_of_a_running_serve(serve, tmp_path):
+    server = serve()
+    assert _worker(server.data_dir, "--burst").returncode == 0
+
+
+def test_a_worker_without_a_redis_says_so_and_exits(tmp_path):
+    done = _worker(tmp_path / "nothing-here", "--burst")
+    assert done.returncode == 1
+    assert "no Redis" in done.stderr
