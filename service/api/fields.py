@@ -36,3 +36,12 @@ class WholeNumber(fields.Integer):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         return super()._deserialize(value, attr, data, **kwargs)
+
+
+class Flag(fields.Boolean):
+    """`true` or `false` in JSON, nothing else (marshmallow also takes 1, "yes"...)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise ValidationError("not a boolean")
+        return value

@@ -22,7 +22,7 @@ from service.games import (
 )
 
 from .auth import bearer_required, bearer_token
-from .fields import MAX_VERSION, Text, WholeNumber
+from .fields import MAX_VERSION, Flag, Text, WholeNumber
 from .lobby import LobbyPageSchema
 from .problems import Blueprint
 from .view import GameViewSchema, game_view, json_response, view_json
@@ -100,6 +100,13 @@ class CreateGameSchema(Schema):
         allow_none=True,
         validate=validate.Range(MIN_JOIN_TIME, MAX_JOIN_TIME),
         metadata={"description": "seconds for every seat to be taken, else the game is aborted"},
+    )
+    rated = Flag(
+        load_default=False,
+        metadata={
+            "description": "its result moves the ratings: its human seats are for registered"
+            " players only (join with your player key)"
+        },
     )
 
 
@@ -251,7 +258,7 @@ def view(args, _conditional, game_id):
     headers = {"ETag": f'"{version}"', "Vary": "Authorization"}
     if request.if_none_match.contains_weak(str(version)):
         return Response(status=304, headers=headers)
-    body = game_view(seen.game, seen.seat, rematch=seen.rematch)
+    body = game_view(seen.game, seen.seat, rematch=seen.rematch, ratings=seen.ratings)
     return json_response(body, 200, headers)
 
 

@@ -21,6 +21,7 @@ class GameSummarySchema(Schema):
     open_seats = fields.List(fields.Integer())
     created_at = fields.String()
     ending = fields.String(allow_none=True)
+    rated = fields.Boolean()
 
 
 class LobbyPageSchema(Schema):

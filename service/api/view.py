@@ -15,7 +15,7 @@ from flask import Response
 from marshmallow import Schema, fields
 
 from service.domain import Card, Observation, Result, RoundRecord, State, observe
-from service.games import OPEN, RUNNING, Game
+from service.games import OPEN, RUNNING, Game, RatingChange, rating_change
 
 CARD = fields.String(metadata={"example": "GO3"})
 CARDS = fields.List(CARD)
@@ -54,10 +54,15 @@ def round_account(record: RoundRecord) -> dict:
 
 
 def game_view(
-    game: Game, seat: int | None, reveal: bool = False, rematch: str | None = None
+    game: Game,
+    seat: int | None,
+    reveal: bool = False,
+    rematch: str | None = None,
+    ratings: tuple[RatingChange, ...] | None = None,
 ) -> dict:
     """What `seat` (None: anybody) may see of `game`; everything once it has ended,
-    or with `reveal` (a past step of a game that has ended since)."""
+    or with `reveal` (a past step of a game that has ended since); `rematch` and
+    `ratings` as `Seen` tells them."""
     over = reveal or game.ending is not None
     observation = observe(game.state, seat)
     return {
@@ -91,6 +96,8 @@ def game_view(
         "revealed": _revealed(game.state) if over else None,
         "result": None if game.result is None else result_body(game.result),
         "rematch": rematch,
+        "rated": game.creation.rated,
+        "ratings": None if ratings is None else [rating_change(c) for c in ratings],
         "ending": None
         if game.ending is None
         else {
@@ -287,6 +294,15 @@ class EndingSchema(Schema):
     )
 
 
+class RatingChangeSchema(Schema):
+    seat = fields.Integer()
+    player_id = fields.String(metadata={"description": "a player's id, or ai:<level>"})
+    rating_before = fields.Float(metadata={"description": "skill (mu) before the game"})
+    rating_after = fields.Float()
+    change = fields.Float()
+    uncertainty_after = fields.Float(metadata={"description": "sigma after the game"})
+
+
 class GameViewSchema(Schema):
     """A game as the caller may see it: `you` with a seat token, `table` once dealt,
     `revealed` and `result` once over."""
@@ -315,3 +331,13 @@ class GameViewSchema(Schema):
     result = fields.Nested(ResultSchema, allow_none=True)
     ending = fields.Nested(EndingSchema, allow_none=True)
     rematch = fields.String(allow_none=True, metadata={"description": "the next game's id"})
+    rated = fields.Boolean(metadata={"description": "whether its result moves the ratings"})
+    ratings = fields.List(
+        fields.Nested(RatingChangeSchema),
+        allow_none=True,
+        metadata={
+            "description": "what the game did to each seat's rating, once a rated game has"
+            " ended and the ratings have taken it in (moments later); null otherwise, and"
+            " in live stream events"
+        },
+    )

@@ -84,6 +84,16 @@ from .players import (
     digest,
     new_secret,
 )
+from .ratings import (
+    PLAYER_COUNTS,
+    Played,
+    RatedResult,
+    Rating,
+    RatingChange,
+    Ratings,
+    ai_entity,
+    is_ai,
+)
 from .rematches import Rematches
 from .request_counts import RequestCounts
 from .store import Appended, GameStore, utc_now
@@ -107,6 +117,7 @@ __all__ = [
     "FORFEITED",
     "HUMAN",
     "OPEN",
+    "PLAYER_COUNTS",
     "RESIGNED",
     "RUNNING",
     "STATUSES",
@@ -129,9 +140,14 @@ __all__ = [
     "InvalidEvent",
     "Lobby",
     "LobbyPage",
+    "Played",
     "Player",
     "PlayerGames",
     "PlayerStore",
+    "RatedResult",
+    "Rating",
+    "RatingChange",
+    "Ratings",
     "Recorded",
     "RejectedEvent",
     "Rematches",
@@ -153,11 +169,13 @@ __all__ = [
     "Waiter",
     "WatchLeases",
     "Watchers",
+    "ai_entity",
     "apply_event",
     "connect",
     "deck_commitment",
     "digest",
     "fold",
+    "is_ai",
     "new_secret",
     "policy_parts",
     "redis_errors",

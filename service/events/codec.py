@@ -142,6 +142,7 @@ class GameCreatedSchema(_Schema):
     join_time_limit = fields.Integer(
         strict=True, required=True, allow_none=True, validate=validate.Range(min=1)
     )
+    rated = fields.Boolean(required=True)
 
     @post_load
     def _build(self, data, **kwargs):
@@ -224,13 +225,20 @@ def _game_created_v1(data: dict) -> dict:
     return {**data, "timeout_policy": DEFAULT_TIMEOUT_POLICY, "join_time_limit": None}
 
 
+def _game_created_v2(data: dict) -> dict:
+    # Version 3 added whether the game is rated; earlier games were not.
+    return {**data, "rated": False}
+
+
 def _seat_joined_v1(data: dict) -> dict:
     # Version 2 added the registered player a seat belongs to; version 1 seats had none.
     return {**data, "player": None}
 
 
 EVENT_TYPES: dict[type, EventType] = {
-    GameCreated: EventType("GameCreated", 2, GameCreatedSchema(), {1: _game_created_v1}),
+    GameCreated: EventType(
+        "GameCreated", 3, GameCreatedSchema(), {1: _game_created_v1, 2: _game_created_v2}
+    ),
     SeatJoined: EventType("SeatJoined", 2, SeatJoinedSchema(), {1: _seat_joined_v1}),
     DecisionMade: EventType("DecisionMade", 1, DecisionMadeSchema(), {}),
     GameResigned: EventType("GameResigned", 1, GameResignedSchema(), {}),

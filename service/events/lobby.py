@@ -43,6 +43,7 @@ class GameSummary:
     open_seats: tuple[int, ...]
     created_at: str
     ending: str | None  # how it ended: completed, resigned, forfeited, aborted
+    rated: bool = False
 
     @classmethod
     def of(cls, game: Game) -> GameSummary:
@@ -58,6 +59,7 @@ class GameSummary:
             open_seats=game.open_seats,
             created_at=game.created_at.isoformat(),
             ending=None if game.ending is None else game.ending.reason,
+            rated=game.creation.rated,
         )
 
 

@@ -75,6 +75,7 @@ class GameCreated:
     move_time_limit: int | None = None  # seconds, None for no limit
     timeout_policy: str = DEFAULT_TIMEOUT_POLICY  # what happens when the move time runs out
     join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT  # seconds; then the game is aborted
+    rated: bool = False  # its result moves the ratings (`ratings.py`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,6 +123,14 @@ class PlayerStore:
             created_at=datetime.fromisoformat(fields["created_at"]),
         )
 
+    def names(self, player_ids: list[str]) -> dict[str, str]:
+        """The names of those of `player_ids` who are registered."""
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for player_id in player_ids:
+                pipe.hget(self._key(player_id), "name")
+            names = pipe.execute()
+        return {p: name.decode() for p, name in zip(player_ids, names, strict=True) if name}
+
     def by_key(self, key: str) -> Player | None:
         """The player whose key this is, or None."""
         hashed = digest(key)

@@ -127,6 +127,7 @@ class GameStore:
         deck: Sequence[Card] | None = None,
         timeout_policy: str = DEFAULT_TIMEOUT_POLICY,
         join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT,
+        rated: bool = False,
         game_id: str | None = None,
     ) -> Game:
         """A new game with a fresh random id (or `game_id`: StaleVersion if it exists):
@@ -145,6 +146,7 @@ class GameStore:
             move_time_limit,
             timeout_policy,
             join_time_limit,
+            rated,
         )
         if game_id is not None:
             self.append(game_id, [creation], expected_version=0)

@@ -25,7 +25,9 @@ from service.events import (
     Game,
     GameSummary,
     LobbyPage,
+    Played,
     Player,
+    RatingChange,
 )
 
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
@@ -49,6 +51,7 @@ from .errors import (
     TooManyWatches,
     Unauthorized,
     UnknownGame,
+    UnknownPlayer,
     UnknownStep,
     WrongInvite,
 )
@@ -71,6 +74,15 @@ from .play import (
     resign,
 )
 from .players import Inbox, deliveries, inbox, profile, register, rotate_key, update
+from .ratings import (
+    FIGURES,
+    Leaderboard,
+    Profile,
+    Standing,
+    leaderboard,
+    public_profile,
+    rating_change,
+)
 from .server import count_request, health, lobby
 
 __all__ = [
@@ -79,6 +91,7 @@ __all__ = [
     "DEADLINES",
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
+    "FIGURES",
     "HUMAN",
     "MAX_RESUME",
     "OPEN",
@@ -110,22 +123,28 @@ __all__ = [
     "InvalidRequest",
     "Jobs",
     "Joined",
+    "Leaderboard",
     "LobbyPage",
     "LoggedEvent",
     "Moved",
     "NotYourTurn",
     "Notice",
+    "Played",
     "Player",
+    "Profile",
+    "RatingChange",
     "Refused",
     "Rematch",
     "SeatUnavailable",
     "Seen",
     "StaleVersion",
+    "Standing",
     "Step",
     "StoreUnavailable",
     "TooManyWatches",
     "Unauthorized",
     "UnknownGame",
+    "UnknownPlayer",
     "UnknownStep",
     "Update",
     "WrongInvite",
@@ -141,11 +160,14 @@ __all__ = [
     "health",
     "inbox",
     "join",
+    "leaderboard",
     "lobby",
     "look",
     "move",
     "play_ai_turn",
     "profile",
+    "public_profile",
+    "rating_change",
     "rebuild",
     "register",
     "rematch",

@@ -2,7 +2,7 @@
 with `changed(claim, Change(...))`, a job's directly, a request's through `follow_up`.
 
 `FOLLOWS` lists what a change may call for, in order: the projections (the lobby,
-each player's games), the AI turn, the deadline, the notifications. Each looks at the
+each player's games, the ratings), the AI turn, the deadline, the notifications. Each looks at the
 change and does what it calls for, often nothing: a move between people without move
 time and without registered players costs no round trip here.
 
@@ -17,7 +17,15 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from service.events import DecisionMade, Event, Game, SeatJoined, fold
+from service.events import (
+    PLAYER_COUNTS,
+    DecisionMade,
+    Event,
+    Game,
+    RatedResult,
+    SeatJoined,
+    fold,
+)
 
 from . import deadlines, notifications, turns
 from .claim import Claim
@@ -62,9 +70,19 @@ def _player_games(claim: Claim, change: Change) -> None:
                 claim.player_games.add(seat.player, change.game.id, seat.joined_at)
 
 
+def _ratings(claim: Claim, change: Change) -> None:
+    """A rated game that ends moves the ratings (rebuilt: folded once at the end)."""
+    result = RatedResult.of(change.game)
+    if result is not None:
+        claim.ratings.record(result)
+        if not change.rebuilt:
+            claim.ratings.catch_up(result.players)
+
+
 FOLLOWS: tuple[Callable[[Claim, Change], object], ...] = (
     _lobby,
     _player_games,
+    _ratings,
     lambda claim, change: turns.follow(claim, change.game),
     lambda claim, change: deadlines.follow(claim, change.game, change.reset_timers),
     lambda claim, change: notifications.follow(claim, change.game, change.rebuilt),
@@ -99,7 +117,8 @@ def follow_up(claim: Claim, change: Change) -> None:
 def rebuild(claim: Claim, game_ids: Iterable[str]) -> int:
     """Write again, from the streams, every projection of the games `game_ids` (the
     lobby, each player's games, the games waiting on an AI, the deadline and reminder
-    timers) and enqueue what they call for; answer the number of games.
+    timers; the ratings folded again from the first rated result) and enqueue what
+    they call for; answer the number of games.
 
     Safe while the service runs: each projection keeps the newest version it was
     given, and what is enqueued twice is done once."""
@@ -110,4 +129,6 @@ def rebuild(claim: Claim, game_ids: Iterable[str]) -> int:
         events = tuple(record.event for record in records)
         changed(claim, Change(game, events, rebuilt=True))
         count += 1
+    for players in PLAYER_COUNTS:
+        claim.ratings.catch_up(players, again=True)
     return count

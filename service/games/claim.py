@@ -23,6 +23,7 @@ from service.events import (
     Lobby,
     PlayerGames,
     PlayerStore,
+    Ratings,
     Rematches,
     RequestCounts,
     Timers,
@@ -51,6 +52,7 @@ class Claim:
     ai_turns: AiTurns
     deadlines: Timers
     reminders: Timers
+    ratings: Ratings
     rematches: Rematches
     request_counts: RequestCounts
     watchers: Watchers  # this process's long-polls and live streams, by game
@@ -81,6 +83,7 @@ class Claim:
             ai_turns=AiTurns(client, prefix),
             deadlines=Timers(client, prefix, DEADLINES),
             reminders=Timers(client, prefix, REMINDERS),
+            ratings=Ratings(client, prefix),
             rematches=Rematches(client, prefix),
             request_counts=RequestCounts(client, prefix),
             watchers=Watchers(client, prefix, store),

@@ -53,6 +53,10 @@ class UnknownGame(Refused):
     """No game has this id."""
 
 
+class UnknownPlayer(Refused):
+    """No registered player (or AI level) has this id."""
+
+
 class UnknownStep(Refused):
     """The game has no such step or version."""
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from service.events import Game, StoreError
+from service.events import Game, RatingChange, StoreError
 
 from .access import seat_opened, seat_or_public
 from .claim import Claim
@@ -27,11 +27,14 @@ VIEW, SNAPSHOT = "view", "snapshot"
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    """A game as one caller sees it: its seat (None: the public) and its rematch."""
+    """A game as one caller sees it: its seat (None: the public), its rematch, and
+    for a rated game that has ended, what it did to each seat's rating (None until
+    the ratings have taken it in)."""
 
     game: Game
     seat: int | None
     rematch: str | None
+    ratings: tuple[RatingChange, ...] | None = None
 
 
 @use_case
@@ -59,8 +62,10 @@ def look(
                         game = waiter.game()
         finally:
             _give_back(claim, address, lease)
-    rematch = claim.rematches.of(game.id) if game.ending is not None else None
-    return Seen(game, seat, rematch)
+    if game.ending is None:
+        return Seen(game, seat, None)
+    ratings = claim.ratings.changes(game.id) if game.creation.rated else None
+    return Seen(game, seat, claim.rematches.of(game.id), ratings)
 
 
 @use_case

@@ -36,6 +36,7 @@ from service.events import (
 from . import ids, mail, webhooks
 from .claim import Claim
 from .inbox import inbox_entry
+from .ratings import rating_change
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,10 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
     if seat is None:
         return None
     entry = inbox_entry(claim, game, seat)
+    ratings = None
+    if notice.kind == GAME_OVER and game.creation.rated:
+        changes = claim.ratings.changes(game.id)
+        ratings = None if changes is None else [rating_change(change) for change in changes]
     if channel == WEBHOOK:
         host = urlsplit(player.webhook_url).hostname
         send = _send_webhook
@@ -196,7 +201,7 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
         return delivery
 
     try:
-        status_code = send(claim, player, notice, entry)
+        status_code = send(claim, player, notice, entry, ratings)
     except webhooks.Blocked as error:
         log.warning("delivery %s blocked: %s", notice.delivery_id, error)
         return logged(BLOCKED, error=webhooks.NOT_ALLOWED)
@@ -211,8 +216,9 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
     return logged(DELIVERED, status_code=status_code)
 
 
-def payload(notice: Notice, entry: dict) -> dict:
-    """The webhook body: the notice and the player's inbox entry (public facts)."""
+def payload(notice: Notice, entry: dict, ratings: list[dict] | None = None) -> dict:
+    """The webhook body: the notice and the player's inbox entry (public facts); for
+    the end of a rated game, what it did to each seat's rating."""
     body = {
         "delivery_id": notice.delivery_id,
         "kind": notice.kind,
@@ -222,12 +228,16 @@ def payload(notice: Notice, entry: dict) -> dict:
     }
     if notice.new_game_id is not None:
         body["new_game_id"] = notice.new_game_id
+    if ratings is not None:
+        body["ratings"] = ratings
     return body
 
 
-def email_text(public_url: str, notice: Notice, entry: dict) -> tuple[str, str]:
+def email_text(
+    public_url: str, notice: Notice, entry: dict, ratings: list[dict] | None = None
+) -> tuple[str, str]:
     """The subject and the plain text of the email for `notice`, with links to the
-    server at `public_url`."""
+    server at `public_url` (and the player's rating change, for a rated game over)."""
     base = public_url.rstrip("/")
     game = notice.game_id
     headline = {
@@ -240,14 +250,23 @@ def email_text(public_url: str, notice: Notice, entry: dict) -> tuple[str, str]:
     if notice.kind in MOOT_WHEN_MOVED_ON and entry["deadline_at"] is not None:
         left = duration(entry["seconds_left"])
         lines.append(f"Move by {entry['deadline_at']:%Y-%m-%d %H:%M} UTC ({left} left).")
+    for change in ratings or ():
+        if change["seat"] == entry["seat"]:
+            lines.append(
+                f"Your rating ({entry['players']} players): {change['rating_before']:.2f}"
+                f" -> {change['rating_after']:.2f} ({change['change']:+.2f})."
+            )
     lines.append(f"The game: {base}/games/{game}")
     if notice.new_game_id is not None:
         lines.append(f"The rematch: {base}/games/{notice.new_game_id}")
     return f"Claim: {headline}", "\n".join(lines) + "\n"
 
 
-def _send_webhook(claim: Claim, player: Player, notice: Notice, entry: dict) -> int:
-    body = json.dumps(payload(notice, entry), default=_json_value, sort_keys=True).encode()
+def _send_webhook(
+    claim: Claim, player: Player, notice: Notice, entry: dict, ratings: list[dict] | None
+) -> int:
+    body = payload(notice, entry, ratings)
+    body = json.dumps(body, default=_json_value, sort_keys=True).encode()
     headers = {
         webhooks.SIGNATURE: webhooks.signature(
             player.webhook_secret, body, int(claim.clock().timestamp())
@@ -257,8 +276,10 @@ def _send_webhook(claim: Claim, player: Player, notice: Notice, entry: dict) -> 
     return webhooks.post(player.webhook_url, body, headers, claim.allowlist)
 
 
-def _send_email(claim: Claim, player: Player, notice: Notice, entry: dict) -> None:
-    subject, text = email_text(claim.config.public_url, notice, entry)
+def _send_email(
+    claim: Claim, player: Player, notice: Notice, entry: dict, ratings: list[dict] | None
+) -> None:
+    subject, text = email_text(claim.config.public_url, notice, entry, ratings)
     mail.send(claim.config, player.email, subject, text, {webhooks.DELIVERY: notice.delivery_id})
 
 

@@ -74,11 +74,13 @@ def create(
     move_time_limit: int | None = None,
     timeout_policy: str = DEFAULT_TIMEOUT_POLICY,
     join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT,
+    rated: bool = False,
 ) -> Created:
     """A new game, its deck shuffled by the store, with an invite per human seat.
 
     `factions`: a preset name or faction codes; `seats`: (kind, AI level) per seat,
-    all human by default."""
+    all human by default; `rated`: its result moves the ratings, and only registered
+    players take its human seats."""
     if isinstance(factions, str):
         chosen = (
             random_factions(players, SystemRandom()) if factions == RANDOM else PRESETS[factions]
@@ -101,6 +103,7 @@ def create(
         move_time_limit=move_time_limit,
         timeout_policy=timeout_policy,
         join_time_limit=join_time_limit,
+        rated=rated,
     )
     follow_up(claim, Change(game, (game.creation,)))
     return Created(game, invites)
@@ -121,12 +124,14 @@ def join(
     the seat is theirs (and in their inbox), and their name is the default."""
     holder = player_of(claim, key)
     name = name or (holder.name if holder else None)
-    if name is None:
-        raise InvalidRequest("a name is needed", errors={"name": ["required"]})
     player = holder.id if holder else None
     token = new_secret()
     while True:
         game = claim.store.load(game_id)
+        if player is None and game.creation.rated:
+            raise Unauthorized("a rated game is for registered players: send your player key")
+        if name is None:
+            raise InvalidRequest("a name is needed", errors={"name": ["required"]})
         if seat not in range(len(game.seats)):
             raise SeatUnavailable(f"there is no seat {seat}")
         spec = game.seats[seat]
@@ -265,6 +270,7 @@ def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
             move_time_limit=creation.move_time_limit,
             timeout_policy=creation.timeout_policy,
             join_time_limit=creation.join_time_limit,
+            rated=creation.rated,
             game_id=new_id,
         )
         first = True

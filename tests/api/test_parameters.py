@@ -118,6 +118,8 @@ def reads(claim):
         ("GET", "/me/games?status=open&turn=mine&offset=0&limit=5", me, None),
         ("GET", "/me/deliveries", me, None),
         ("POST", "/me/key", me, None),
+        ("GET", "/ratings?players=2&offset=0&limit=5", {}, None),
+        ("GET", "/players/ai:greedy", {}, None),
         ("GET", "/healthz", {}, None),
         ("GET", "/openapi.yaml", {}, None),
     ]

@@ -23,6 +23,7 @@ EXAMPLES = [
     a_creation(players=2, kinds=["human", "greedy"], move_time_limit=3600),
     a_creation(players=3),
     a_creation(players=4, kinds=["human"] * 4),
+    replace(a_creation(players=3, kinds=["human", "expert", "human"]), rated=True),
     SeatJoined(seat=1, name="Ann", token_hash=TOKEN_HASH),
     SeatJoined(seat=0, name="Bo", token_hash=TOKEN_HASH, player="p-17"),
     DecisionMade(seat=0, decision=Decision.parse("play GO3")),
@@ -61,9 +62,27 @@ def test_a_version_1_creation_is_upcast_to_the_default_policy_and_no_join_limit(
     creation = a_creation(players=2, move_time_limit=60)
     name, _, data = encode(creation)
     fields = json.loads(data)
-    del fields["timeout_policy"], fields["join_time_limit"]
+    del fields["timeout_policy"], fields["join_time_limit"], fields["rated"]
     old = decode(name, 1, json.dumps(fields))
     assert old == replace(creation, timeout_policy="ai:greedy", join_time_limit=None)
+
+
+def test_a_version_2_creation_is_upcast_to_an_unrated_game():
+    creation = replace(a_creation(players=2, move_time_limit=60), rated=True)
+    name, version, data = encode(creation)
+    fields = json.loads(data)
+    del fields["rated"]
+    assert version == 3
+    assert decode(name, 2, json.dumps(fields)) == replace(creation, rated=False)
+
+
+def test_the_current_creation_needs_its_rated_field_as_a_boolean():
+    name, version, data = encode(a_creation())
+    fields = json.loads(data)
+    for wrong in ({"rated": "maybe"}, {"rated": None}, {}):
+        text = json.dumps({**{k: v for k, v in fields.items() if k != "rated"}, **wrong})
+        with pytest.raises(ValidationError, match="rated"):
+            decode(name, version, text)
 
 
 def test_the_current_seat_joined_needs_its_player_field():

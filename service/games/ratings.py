@@ -1,0 +1,137 @@
+"""Ratings as people see them: the leaderboard of each player count and a public
+profile per registered player or AI level (the figures: `service/events/ratings.py`).
+
+Uncertainty is shown as of now: the stored one grown by the days since the entity's
+last rated game. Nothing here is private: names, ratings and rated results only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+from service import events
+from service.events import (
+    AI_LEVELS,
+    PLAYER_COUNTS,
+    Played,
+    Player,
+    Rating,
+    RatingChange,
+    ai_entity,
+    is_ai,
+)
+
+from .claim import Claim
+from .errors import UnknownPlayer, use_case
+
+PLAYER_ID = re.compile(r"[0-9a-f]{16}")  # as `PlayerStore.register` makes them
+RECENT = 10  # rated results a profile shows
+FIGURES = 2  # decimals shown
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """An entity's rating for one player count as of now."""
+
+    entity: str  # a player id, or `ai:<level>`
+    name: str
+    rating: Rating
+    sigma: float  # the uncertainty now
+    provisional: bool
+
+    @property
+    def kind(self) -> str:
+        return _kind(self.entity)
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    players: int
+    total: int  # rated entities
+    offset: int
+    standings: list[Standing]
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    entity: str
+    name: str
+    created_at: datetime | None  # None for an AI level
+    games: int  # games joined (for an AI level: rated games played)
+    standings: dict[int, Standing | None]  # per player count; None: not rated yet
+    recent: list[Played]  # the last rated games, newest first
+
+    @property
+    def kind(self) -> str:
+        return _kind(self.entity)
+
+
+def rating_change(change: RatingChange) -> dict:
+    """What a game did to a seat's rating, as the API and the webhooks show it."""
+    return {
+        "seat": change.seat,
+        "player_id": change.entity,
+        "rating_before": round(change.mu_before, FIGURES),
+        "rating_after": round(change.mu_after, FIGURES),
+        "change": round(change.mu_after - change.mu_before, FIGURES),
+        "uncertainty_after": round(change.sigma_after, FIGURES),
+    }
+
+
+def _kind(entity: str) -> str:
+    return "ai" if is_ai(entity) else "player"
+
+
+def _standing(claim: Claim, entity: str, name: str, rating: Rating) -> Standing:
+    now = claim.clock().timestamp()
+    return Standing(entity, name, rating, rating.sigma_at(now), rating.provisional_at(now))
+
+
+def _names(claim: Claim, entities: list[str]) -> dict[str, str]:
+    players = claim.players.names([e for e in entities if not is_ai(e)])
+    return {e: players.get(e, "") if not is_ai(e) else e.partition(":")[2] for e in entities}
+
+
+def _player(claim: Claim, player_id: str) -> Player:
+    try:
+        if PLAYER_ID.fullmatch(player_id):
+            return claim.players.get(player_id)
+    except events.UnknownPlayer:
+        pass
+    raise UnknownPlayer(f"no player {player_id!r}")
+
+
+@use_case
+def leaderboard(claim: Claim, players: int, offset: int = 0, limit: int = 20) -> Leaderboard:
+    """The rated players and AI levels of `players`-player games, best skill first."""
+    total, rated = claim.ratings.board(players, offset, limit)
+    names = _names(claim, [entity for entity, _ in rated])
+    standings = [_standing(claim, entity, names[entity], rating) for entity, rating in rated]
+    return Leaderboard(players, total, offset, standings)
+
+
+@use_case
+def public_profile(claim: Claim, entity: str) -> Profile:
+    """What anybody may see of a registered player (by id) or an AI level (`ai:greedy`):
+    the name, the ratings, how many games, and the last rated results."""
+    if is_ai(entity):
+        if entity not in {ai_entity(level) for level in AI_LEVELS}:
+            raise UnknownPlayer(f"no AI level {entity.partition(':')[2]!r}")
+        name, created_at = entity.partition(":")[2], None
+    else:
+        player = _player(claim, entity)
+        name, created_at = player.name, player.created_at
+    standings = {}
+    for players in PLAYER_COUNTS:
+        rating = claim.ratings.rating(players, entity)
+        standings[players] = None if rating is None else _standing(claim, entity, name, rating)
+    games = (
+        sum(s.rating.games for s in standings.values() if s is not None)
+        if created_at is None
+        else claim.player_games.count(entity)
+    )
+    return Profile(
+        entity, name, created_at, games, standings, claim.ratings.history(entity, RECENT)
+    )
