@@ -1,5 +1,5 @@
 """The `claim` command line: `claim serve`, `claim worker`, `claim rebuild`,
-`claim verify FILE`, `claim simulate ...`, `claim openapi`.
+`claim verify FILE`, `claim simulate ...`, `claim ladder`, `claim openapi`.
 
 The entry point composes the layers: it reads the `Config` once (the environment and
 its own options) and hands it to the API, the worker or the application.
@@ -149,6 +149,17 @@ def main(argv: list[str] | None = None) -> int:
         help="write the lobby, the inboxes, the AI turns and the timers again from the streams",
     )
 
+    ladder = commands.add_parser(
+        "ladder", help="AI levels play rated games on a running server: its leaderboard filled"
+    )
+    ladder.add_argument("--url", default="http://127.0.0.1:8000", help="the server")
+    ladder.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    ladder.add_argument("--games", type=int, default=30)
+    ladder.add_argument(
+        "--levels", default="random,greedy,expert", help="AI levels, comma-separated"
+    )
+    ladder.add_argument("--parallel", type=int, default=4, help="games at a time")
+
     spec = commands.add_parser("openapi", help="print the API's OpenAPI document (openapi.yaml)")
     spec.add_argument("--output", "-o", help="write it to this file instead")
 
@@ -175,6 +186,13 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild(config)
     if args.command == "openapi":
         return write_openapi(args.output)
+    if args.command == "ladder":
+        from .ladder import run as ladder_run
+
+        levels = [level.strip() for level in args.levels.split(",") if level.strip()]
+        if args.games < 1 or args.parallel < 1:
+            parser.error("--games and --parallel must be at least 1")
+        return ladder_run(args.url, args.players, args.games, levels, args.parallel)
     if args.games < 1:
         parser.error("--games must be at least 1")
     try:

@@ -356,3 +356,23 @@ def test_a_live_stream_on_the_real_server_gets_each_move(server):
         assert response.status_code == 201
         ids = (line for line in lines if line.startswith(b"id: "))
         assert next(ids) == f"id: {version + 1}".encode()
+
+
+@pytest.mark.parametrize("server", ["embedded-redis"], indirect=True)  # its AI worker plays
+def test_claim_ladder_plays_rated_ai_games_and_fills_the_leaderboard(server):
+    command = [sys.executable, "-m", "service.cli", "ladder", "--url", server.url]
+    options = ["--players", "2", "--games", "4", "--levels", "random,greedy", "--parallel", "2"]
+    done = subprocess.run(
+        [*command, *options], cwd=ROOT, capture_output=True, text=True, timeout=PATIENCE
+    )
+    assert done.returncode == 0, done.stderr
+    assert "4/4" in done.stderr  # the progress bar
+    board = requests.get(f"{server.url}/ratings?players=2", timeout=10).json()
+    assert {(s["player_id"], s["games"]) for s in board["standings"]} == {
+        ("ai:random", 4),
+        ("ai:greedy", 4),
+    }
+    for standing in board["standings"]:
+        assert f"{standing['rank']:>4} {standing['player_id']:<24} {standing['rating']:>7.2f}" in (
+            done.stdout
+        )

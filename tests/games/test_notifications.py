@@ -463,3 +463,24 @@ def test_an_email_counts_a_move_time_under_a_minute_in_seconds(service, mailbox)
     work(claim)
     [(_, message)] = mailbox.messages
     assert "(30 s left)" in message.get_payload()
+
+
+def test_the_end_of_a_rated_game_tells_each_player_the_rating_change(service, receiver, mailbox):
+    claim, _ = service(smtp_url=mailbox.url)
+    ann, ann_key = games.register(claim, "Ann", webhook_url=receiver.url)
+    _, bo_key = games.register(claim, "Bo", email="bo@example.org")
+    game = a_game(claim, kinds=("human", "human"), rated=True)
+    tokens = joined(claim, game, keys={0: ann_key, 1: bo_key})
+    games.resign(claim, game.id, tokens[1])
+    work(claim)
+    [over] = [
+        body
+        for body in (verified(request, ann.webhook_secret) for request in receiver.requests)
+        if body["kind"] == GAME_OVER
+    ]
+    mine, theirs = over["ratings"]
+    assert (mine["player_id"], mine["rating_before"]) == (ann.id, 25.0)
+    assert mine["change"] > 0 > theirs["change"]
+    [text] = [m.get_payload() for _, m in mailbox.messages if "is over" in m["Subject"]]
+    assert f"Your rating (2 players): 25.00 -> {theirs['rating_after']:.2f}" in text
+    assert f"({theirs['change']:+.2f})" in text

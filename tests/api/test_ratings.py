@@ -1,0 +1,123 @@
+"""Ratings over HTTP: a rated game's seats, the change in its view, the leaderboard
+and the public profiles, which show nothing private."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.factories import Table, created
+
+
+def a_player(client, name, **contact) -> tuple[str, str]:
+    response = client.post("/players", json={"name": name, **contact})
+    assert response.status_code == 201, response.json
+    return response.json["player_id"], response.json["key"]
+
+
+def a_rated_table(client, keys) -> Table:
+    game = created(client, rated=True)
+    table = Table(client, game["game_id"])
+    for invite, key in zip(game["invites"], keys, strict=True):
+        response = client.post(
+            f"/games/{table.game_id}/seats/{invite['seat']}",
+            json={"invite": invite["invite"]},
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        assert response.status_code == 201, response.json
+        table.tokens[invite["seat"]] = response.json["token"]
+    return table
+
+
+@pytest.fixture
+def two(client):
+    return [
+        a_player(client, "Ann", email="ann@example.com", webhook_url="https://ann.example/hook"),
+        a_player(client, "Bo"),
+    ]
+
+
+def test_rated_is_a_boolean_and_a_rated_seat_needs_a_player_key(client):
+    for wrong in ("yes", 1, None):
+        response = client.post("/games", json={"players": 2, "rated": wrong})
+        assert response.status_code == 400
+        assert "rated" in response.json["errors"]
+    game = created(client, rated=True)
+    response = client.post(
+        f"/games/{game['game_id']}/seats/0",
+        json={"invite": game["invites"][0]["invite"], "name": "Cy"},
+    )
+    assert response.status_code == 401
+    assert response.json["type"].endswith("/unauthorized")
+    assert "registered players" in response.json["detail"]
+    assert client.get(f"/games/{game['game_id']}").json["rated"] is True
+    listed = client.get("/games?status=open").json["games"]
+    assert [g["rated"] for g in listed if g["game_id"] == game["game_id"]] == [True]
+
+
+def test_a_finished_rated_game_shows_what_it_did_to_each_rating(client, two):
+    table = a_rated_table(client, [key for _, key in two])
+    assert table.view()["ratings"] is None  # running
+    view = table.play()
+    [winner] = view["ending"]["winners"]
+    ratings = view["ratings"]
+    assert [(r["seat"], r["player_id"]) for r in ratings] == [(0, two[0][0]), (1, two[1][0])]
+    assert ratings[winner]["change"] > 0 > ratings[1 - winner]["change"]
+    for r in ratings:
+        assert r["rating_before"] == 25.0
+        assert r["change"] == pytest.approx(r["rating_after"] - r["rating_before"], abs=0.011)
+        assert 0 < r["uncertainty_after"] < 25 / 3
+    assert table.view(0)["ratings"] == ratings
+
+
+def test_the_leaderboard_ranks_and_pages_and_marks_provisional_ratings(client, two):
+    a_rated_table(client, [key for _, key in two]).play()
+    board = client.get("/ratings?players=2").json
+    assert (board["players"], board["total"], board["offset"]) == (2, 2, 0)
+    first, second = board["standings"]
+    assert (first["rank"], second["rank"]) == (1, 2)
+    assert first["rating"] > 25 > second["rating"]
+    assert {first["name"], second["name"]} == {"Ann", "Bo"}
+    for standing in board["standings"]:
+        assert standing["provisional"] is True and standing["games"] == 1
+        assert standing["kind"] == "player" and standing["last_played_at"]
+    page = client.get("/ratings?players=2&offset=1&limit=1").json
+    assert page["standings"] == [second] and page["total"] == 2
+    assert client.get("/ratings?players=3").json["standings"] == []
+    for wrong in ("", "?players=5", "?players=2&limit=0", "?players=2&offset=-1"):
+        response = client.get(f"/ratings{wrong}")
+        assert response.status_code == 400, wrong
+        assert response.headers["Content-Type"] == "application/problem+json"
+
+
+def test_a_public_profile_shows_ratings_and_results_and_nothing_private(client, two):
+    (ann, ann_key), _ = two
+    table = a_rated_table(client, [key for _, key in two])
+    view = table.play()
+    profile = client.get(f"/players/{ann}").json
+    assert (profile["player_id"], profile["kind"], profile["name"]) == (ann, "player", "Ann")
+    assert profile["games"] == 1
+    assert profile["ratings"]["3"] is None and profile["ratings"]["4"] is None
+    assert profile["ratings"]["2"]["games"] == 1
+    [result] = profile["recent"]
+    assert result["game_id"] == table.game_id and result["seat"] == 0
+    assert result["outcome"] == ("won" if view["ending"]["winners"] == [0] else "lost")
+    assert result["change"] == view["ratings"][0]["change"]
+    text = client.get(f"/players/{ann}").get_data(as_text=True)
+    me = client.get("/me", headers={"Authorization": f"Bearer {ann_key}"}).json
+    for secret in (ann_key, "ann@example.com", "ann.example", me["email"]):
+        assert secret not in text
+    assert not {"email", "webhook_url", "key", "webhook_secret"} & set(profile)
+
+
+def test_ai_levels_have_profiles_and_unknown_ids_are_404(client):
+    greedy = client.get("/players/ai:greedy").json
+    assert (greedy["kind"], greedy["name"], greedy["games"], greedy["recent"]) == (
+        "ai",
+        "greedy",
+        0,
+        [],
+    )
+    for unknown in ("ai:grandmaster", "0123456789abcdef", "nobody"):
+        response = client.get(f"/players/{unknown}")
+        assert response.status_code == 404
+        assert response.json["type"].endswith("/unknown-player")
