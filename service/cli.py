@@ -146,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
 
     commands.add_parser(
         "rebuild",
-        help="write the lobby, the inboxes, the AI turns and the timers again from the streams",
+        help="write the lobby, the inboxes, the AI turns, the timers and the ratings again"
+        " from the streams",
     )
 
     ladder = commands.add_parser(

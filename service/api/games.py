@@ -230,13 +230,19 @@ def join(args, game_id, seat):
     return json_response(body, 201)
 
 
-ETAG = {"ETag": {"description": "the version, quoted", "schema": {"type": "string"}}}
+ETAG = {
+    "ETag": {
+        "description": "the version, quoted; once the game has ended, followed by `-m` when"
+        ' it has a rematch and `-r` when its ratings are in (`"57-mr"`)',
+        "schema": {"type": "string"},
+    }
+}
 
 
 class ConditionalSchema(Schema):
     if_none_match = fields.String(
         data_key="If-None-Match",
-        metadata={"description": "an ETag seen before: 304 while the version is the same"},
+        metadata={"description": "an ETag seen before: 304 while the view is the same"},
     )
 
 
@@ -244,19 +250,21 @@ class ConditionalSchema(Schema):
 @blp.arguments(ViewQuerySchema, location="query")
 @blp.arguments(ConditionalSchema, location="headers")
 @blp.response(200, GameViewSchema, headers=ETAG)
-@blp.alt_response(304, description="Not modified: still the version of If-None-Match", headers=ETAG)
+@blp.alt_response(304, description="Not modified: still the view of If-None-Match", headers=ETAG)
 @blp.doc(security=[{}, *BEARER])
 def view(args, _conditional, game_id):
     """The game as the caller may see it: public, or a seat's with its token.
 
-    `ETag` is the version. With `after` and `wait`, waits until the version is above
-    `after` (a long-poll), then answers as usual."""
+    `ETag` is the version (and what came after the end: a rematch, the ratings). With
+    `after` and `wait`, waits until the version is above `after` (a long-poll), then
+    answers as usual."""
     seen = games.look(
         claim(), game_id, bearer_token(), args.get("after"), args["wait"], request.remote_addr
     )
-    version = seen.game.version
-    headers = {"ETag": f'"{version}"', "Vary": "Authorization"}
-    if request.if_none_match.contains_weak(str(version)):
+    later = ("m" if seen.rematch else "") + ("r" if seen.ratings else "")
+    etag = f"{seen.game.version}-{later}" if later else str(seen.game.version)
+    headers = {"ETag": f'"{etag}"', "Vary": "Authorization"}
+    if request.if_none_match.contains_weak(etag):
         return Response(status=304, headers=headers)
     body = game_view(seen.game, seen.seat, rematch=seen.rematch, ratings=seen.ratings)
     return json_response(body, 200, headers)

@@ -67,6 +67,12 @@ def test_a_finished_rated_game_shows_what_it_did_to_each_rating(client, two):
         assert r["change"] == pytest.approx(r["rating_after"] - r["rating_before"], abs=0.011)
         assert 0 < r["uncertainty_after"] < 25 / 3
     assert table.view(0)["ratings"] == ratings
+    seen = client.get(f"/games/{table.game_id}")
+    assert seen.headers["ETag"] == f'"{view["version"]}-r"'
+    ended_unrated = {"If-None-Match": f'"{view["version"]}"'}  # seen before the ratings
+    assert client.get(f"/games/{table.game_id}", headers=ended_unrated).status_code == 200
+    same = {"If-None-Match": seen.headers["ETag"]}
+    assert client.get(f"/games/{table.game_id}", headers=same).status_code == 304
 
 
 def test_the_leaderboard_ranks_and_pages_and_marks_provisional_ratings(client, two):

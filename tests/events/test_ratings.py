@@ -5,8 +5,10 @@ tests/games/test_ratings.py)."""
 
 import itertools
 import math
+import threading
 
 import pytest
+import redis
 
 from service.events import RatedResult, Rating, Ratings, ai_entity
 from service.events.ratings import DAY, MODEL, PROVISIONAL_SIGMA, rate
@@ -209,3 +211,27 @@ def test_player_counts_are_rated_apart(ratings):
         ratings.catch_up(players)
     assert ratings.rating(2, "ann").mu > MODEL.mu > ratings.rating(3, "ann").mu
     assert [p.result.game_id for p in ratings.history("ann", 10)] == ["three", "duel"]
+
+
+def test_results_recorded_and_applied_by_racing_processes_fold_in_order(redis_client, prefix):
+    """Eight threads, each with its own connection, record results out of order and
+    catch up at once (on the real Redis: WATCH/MULTI under contention)."""
+    season = a_season(48)
+    shuffled = season[::-1]
+
+    def racer(n: int) -> None:
+        mine = Ratings(redis.Redis(connection_pool=redis_client.connection_pool), prefix)
+        for result in shuffled[n::8]:
+            mine.record(result)
+            mine.catch_up(2)
+
+    threads = [threading.Thread(target=racer, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    ratings = Ratings(redis_client, prefix)
+    ratings.catch_up(2)  # in case the last racer's result landed before an applied one
+    assert dict(ratings.board(2, 0, 100)[1]) == _by_folding(season)
+    changes = {r.game_id: rate(_by_folding(season[:n]), r)[1] for n, r in enumerate(season)}
+    assert {g: ratings.changes(g) for g in changes} == changes
