@@ -22,7 +22,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from service.config import Config
 from service.games import Claim
 
-from . import games, health, history, players, problems, ratings
+from . import games, health, history, players, problems, ratings, web
 from .ratelimit import limit_requests
 
 MAX_BODY = 64 * 1024  # bytes
@@ -75,6 +75,7 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
     app.extensions["openapi_yaml"] = openapi_yaml(api)
     # /docs: Swagger UI from the installed package, no asset from another host.
     app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", {"app_name": "Claim"}))
+    app.register_blueprint(web.blp)  # the web client's pages, for people
 
     if claim.config.rate_limit:
         limit_requests(app, claim, claim.config.rate_limit)

@@ -1,4 +1,5 @@
-"""`/healthz` (is Redis there?) and `/openapi.yaml` (the contract)."""
+"""`/healthz` (is Redis there?), `/openapi.yaml` (the contract) and `/decks` (the
+rules' legal faction sets, for a client's deck picker)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,12 @@ from flask import Response, current_app
 from marshmallow import Schema, fields
 
 from service import games
+from service.domain import PRESETS, Faction, legal_faction_sets
 
 from .games import claim
 from .problems import Blueprint
 
-blp = Blueprint("health", __name__, description="Health and the API contract")
+blp = Blueprint("health", __name__, description="Health, the API contract and the decks")
 
 
 class HealthSchema(Schema):
@@ -30,3 +32,37 @@ def healthz():
 def openapi_yaml():
     """This API's OpenAPI document, as committed in `openapi.yaml`."""
     return Response(current_app.extensions["openapi_yaml"], mimetype="application/yaml")
+
+
+class FactionSchema(Schema):
+    code = fields.String(metadata={"example": "GO"})
+    name = fields.String(metadata={"example": "Goblins"})
+
+
+class DecksSchema(Schema):
+    factions = fields.List(fields.Nested(FactionSchema))
+    presets = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.String()),
+        metadata={"description": "the published 2-player decks"},
+    )
+    legal = fields.Dict(
+        keys=fields.String(metadata={"enum": ["2", "3", "4"]}),
+        values=fields.List(fields.List(fields.String())),
+        metadata={"description": "every legal faction set, per player count (RULES.md 1)"},
+    )
+
+
+@blp.route("/decks", methods=["GET"])
+@blp.response(200, DecksSchema)
+def decks():
+    """The factions and every legal faction set per player count (one pair,
+    Goblins+Knights or Gnomes+Giants, and 3 singles with 2 players, 5 with 3 or 4)."""
+    return {
+        "factions": [{"code": f.code, "name": f.title} for f in Faction],
+        "presets": {name: [f.code for f in chosen] for name, chosen in PRESETS.items()},
+        "legal": {
+            str(players): [[f.code for f in chosen] for chosen in legal_faction_sets(players)]
+            for players in (2, 3, 4)
+        },
+    }

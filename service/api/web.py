@@ -1,0 +1,44 @@
+"""The web client: one page and its scripts, served by the API's app, for people.
+
+Every page (`/`, `/new`, `/play/<game>`, `/replay/<game>`, `/inbox`, `/ratings`) is the
+same `index.html`; its script reads the path and draws the page from the JSON API, as
+any client does, with the seat token or player key the browser keeps. Nothing here
+knows a game: the HTML and the scripts are the same for everybody, so nothing hidden
+can be in them. Every asset comes from this package (`web/`): no other host, no build.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Blueprint, Response, send_from_directory
+
+ASSETS = Path(__file__).with_name("web")
+PAGES = {
+    "lobby": "/",
+    "new": "/new",
+    "play": "/play/<game_id>",
+    "replay": "/replay/<game_id>",
+    "inbox": "/inbox",
+    "ratings": "/ratings",
+}
+# The page may load and call only this server; no frame may hold it; links leave no
+# address behind (an invite's code is after `#`, which no request carries anyway).
+SECURITY = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:;"
+    " frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+blp = Blueprint("web", __name__, static_folder=ASSETS, static_url_path="/web")
+
+
+def page(**_) -> Response:
+    response = send_from_directory(ASSETS, "index.html", max_age=0)
+    response.headers.update(SECURITY)
+    return response
+
+
+for name, path in PAGES.items():
+    blp.add_url_rule(path, name, page)
