@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 
@@ -233,7 +234,8 @@ def join(args, game_id, seat):
 ETAG = {
     "ETag": {
         "description": "the version, quoted; once the game has ended, followed by `-m` when"
-        ' it has a rematch and `-r` when its ratings are in (`"57-mr"`)',
+        " it has a rematch and `-r` and a digest of its rating changes when they are in"
+        ' (`"57-mr0a1b2c3d"`)',
         "schema": {"type": "string"},
     }
 }
@@ -261,13 +263,19 @@ def view(args, _conditional, game_id):
     seen = games.look(
         claim(), game_id, bearer_token(), args.get("after"), args["wait"], request.remote_addr
     )
-    later = ("m" if seen.rematch else "") + ("r" if seen.ratings else "")
+    later = ("m" if seen.rematch else "") + (f"r{_digest(seen.ratings)}" if seen.ratings else "")
     etag = f"{seen.game.version}-{later}" if later else str(seen.game.version)
     headers = {"ETag": f'"{etag}"', "Vary": "Authorization"}
     if request.if_none_match.contains_weak(etag):
         return Response(status=304, headers=headers)
     body = game_view(seen.game, seen.seat, rematch=seen.rematch, ratings=seen.ratings)
     return json_response(body, 200, headers)
+
+
+def _digest(value) -> str:
+    """A short digest of `value`: the ratings of a game are folded again when a result
+    that ended before it comes late, and its ETag changes with them."""
+    return hashlib.blake2s(repr(value).encode(), digest_size=4).hexdigest()
 
 
 class LegalSchema(Schema):

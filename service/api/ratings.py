@@ -64,9 +64,7 @@ class PublicProfileSchema(Schema):
     kind = fields.String(metadata={"enum": ["player", "ai"]})
     name = fields.String()
     created_at = fields.DateTime(allow_none=True, metadata={"description": "null for an AI"})
-    games = fields.Integer(
-        metadata={"description": "games joined (an AI level: rated games played)"}
-    )
+    games = fields.Integer(metadata={"description": "rated games played"})
     ratings = fields.Dict(
         keys=fields.String(metadata={"enum": ["2", "3", "4"]}),
         values=fields.Nested(StandingSchema, allow_none=True),

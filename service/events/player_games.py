@@ -27,10 +27,6 @@ class PlayerGames:
         with redis_errors():
             self._redis.zadd(self._key(player_id), {game_id: joined_at.timestamp()})
 
-    def count(self, player_id: str) -> int:
-        with redis_errors():
-            return self._redis.zcard(self._key(player_id))
-
     def of(self, player_id: str) -> list[str]:
         """The ids of the player's games, newest joined first."""
         with redis_errors():

@@ -210,14 +210,41 @@ def _changes(text: bytes) -> tuple[RatingChange, ...]:
     return tuple(RatingChange(**fields) for fields in json.loads(text))
 
 
+# KEYS: the results' data, the player count's results by end time, its unapplied set.
+# ARGV: game id, end time, the result as JSON. A result recorded before changes nothing.
+RECORD = """
+if redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[1])
+return 1
+"""
+# KEYS: the board (entity by skill), the state (entity -> rating). ARGV: offset, limit.
+# One script, so that a page's order and figures are of one moment.
+BOARD = """
+local entities = redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[1] + ARGV[2] - 1)
+local ratings = {}
+if #entities > 0 then ratings = redis.call('HMGET', KEYS[2], unpack(entities)) end
+return {redis.call('ZCARD', KEYS[1]), entities, ratings}
+"""
+
+
 class Ratings:
-    """The ratings' keys, `<prefix>:{ratings}:*`."""
+    """The ratings' keys, `<prefix>:{ratings}:*`.
+
+    Each applied result keeps `priors`: its entities' ratings just before it. A result
+    recorded behind applied ones (its game ended earlier, its follow-up came later)
+    is folded in its place: the applied results after it are undone with their
+    priors, newest first, and everything from it on is folded again, in order. A
+    `generation` counter, watched, makes two processes' folds one after the other."""
 
     def __init__(self, client: redis.Redis, prefix: str):
         self._redis = client
         self._base = f"{prefix}:{{ratings}}"
         self._results = f"{self._base}:results"
         self._changes = f"{self._base}:changes"
+        self._priors = f"{self._base}:priors"
+        self._record = client.register_script(RECORD)
+        self._board = client.register_script(BOARD)
 
     def _key(self, players: int, name: str) -> str:
         return f"{self._base}:{players}:{name}"
@@ -226,85 +253,81 @@ class Ratings:
         return f"{self._base}:history:{entity}"
 
     def record(self, result: RatedResult) -> None:
-        """Note `result` among those to apply (again: no change)."""
-        with redis_errors(), self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self._results, result.game_id, _json(result))
-            pipe.zadd(self._key(result.players, "results"), {result.game_id: result.finished_at})
-            pipe.execute()
+        """Note `result` among those to apply (recorded before: no change)."""
+        keys = [self._results, self._key(result.players, "results")]
+        keys.append(self._key(result.players, "unapplied"))
+        with redis_errors():
+            self._record(keys=keys, args=[result.game_id, result.finished_at, _json(result)])
 
     def catch_up(self, players: int, again: bool = False) -> int:
-        """Apply the results of `players` not applied yet, in order (all of them, from
-        the start, with `again` or when one landed before the last applied); answer
-        how many were applied."""
-        results, applied = self._key(players, "results"), self._key(players, "applied")
+        """Apply the results of `players` not applied yet, each in its place (with
+        `again`: every result, from the first); answer how many results were folded."""
+        results, unapplied = self._key(players, "results"), self._key(players, "unapplied")
+        generation = self._key(players, "generation")
         while True:
             with redis_errors(), self._redis.pipeline(transaction=True) as pipe:
                 try:
-                    pipe.watch(results, applied)
-                    count, _, last = (pipe.get(applied) or b"0 ").decode().partition(" ")
-                    count = int(count)
-                    in_order = not again and (count == 0 or pipe.zrank(results, last) == count - 1)
-                    start = count if in_order else 0
-                    pending = pipe.zrange(results, start, -1)
-                    if not pending and in_order:
+                    pipe.watch(generation)
+                    waiting = pipe.smembers(unapplied)
+                    if not waiting and not again:
                         return 0
-                    ratings = self._state(pipe, players, pending) if in_order else {}
-                    self._write(pipe, players, ratings, pending, start, in_order)
+                    ranks = [pipe.zrank(results, game_id) for game_id in waiting]
+                    start = 0 if again else min(r for r in ranks if r is not None)
+                    pending = [g.decode() for g in pipe.zrange(results, start, -1)]
+                    folded = self._fold(pipe, players, pending, again)
+                    pipe.incr(generation)
                     pipe.execute()
-                    return len(pending)
+                    return folded
                 except redis.WatchError:
-                    continue  # another process applied or recorded meanwhile: look again
+                    continue  # another process folded meanwhile: look again
 
-    def _state(self, pipe, players: int, pending: list[bytes]) -> dict[str, Rating]:
-        """The ratings now of the entities of the results `pending`."""
-        entities = {
-            entity
-            for text in pipe.hmget(self._results, pending)
-            for entity in _result(text).entities
-        }
-        names = sorted(entities)
-        stored = pipe.hmget(self._key(players, "state"), names) if names else []
-        return {
-            name: Rating(**json.loads(text))
-            for name, text in zip(names, stored, strict=True)
-            if text is not None
-        }
-
-    def _write(
-        self,
-        pipe,
-        players: int,
-        ratings: dict[str, Rating],
-        pending: list[bytes],
-        start: int,
-        in_order: bool,
-    ) -> None:
-        """Fold `pending` over `ratings` and write what it makes (from nothing unless
-        `in_order`), in one transaction."""
+    def _fold(self, pipe, players: int, pending: list[str], again: bool) -> int:
+        """Undo the applied results of `pending` (those with priors), fold them all
+        again with the others, in order, and queue the writes (the transaction opens
+        here)."""
         state, board = self._key(players, "state"), self._key(players, "board")
-        results = [_result(text) for text in pipe.hmget(self._results, pending)] if pending else []
-        stale = [] if in_order or not pending else [e.decode() for e in pipe.hkeys(state)]
-        written = {}
-        changes = {}
+        texts = pipe.hmget(self._results, pending) if pending else []
+        results = [_result(text) for text in texts]
+        ratings = {}
+        if not again:
+            entities = sorted({e for r in results for e in r.entities})
+            stored = pipe.hmget(state, entities) if entities else []
+            ratings = {
+                e: Rating(**json.loads(t)) for e, t in zip(entities, stored, strict=True) if t
+            }
+            applied = [text for text in pipe.hmget(self._priors, pending) if text is not None]
+            for text in reversed(applied):  # newest first: back to before the first pending
+                for entity, prior in json.loads(text).items():
+                    if prior is None:
+                        ratings.pop(entity, None)
+                    else:
+                        ratings[entity] = Rating(**prior)
+        gone = set(pipe.hkeys(state)) if again else set()
+        written, changes, priors = {}, {}, {}
         for result in results:
+            priors[result.game_id] = {
+                e: None if e not in ratings else asdict(ratings[e]) for e in set(result.entities)
+            }
             after, changes[result.game_id] = rate(ratings, result)
             ratings.update(after)
             written.update(after)
         pipe.multi()
-        if not in_order:
+        if again:
             pipe.delete(state, board)
-            for entity in stale:
-                pipe.zrem(self._history(entity), *pending)
+            for entity in gone - {e.encode() for e in written}:  # rated no more
+                pipe.delete(self._history(entity.decode()))
         for result in results:
-            text = json.dumps([asdict(change) for change in changes[result.game_id]])
-            pipe.hset(self._changes, result.game_id, text)
+            changed = [asdict(change) for change in changes[result.game_id]]
+            pipe.hset(self._changes, result.game_id, json.dumps(changed))
+            pipe.hset(self._priors, result.game_id, json.dumps(priors[result.game_id]))
             for entity in set(result.entities):
                 pipe.zadd(self._history(entity), {result.game_id: result.finished_at})
         if written:
             pipe.hset(state, mapping={entity: _json(rating) for entity, rating in written.items()})
             pipe.zadd(board, {entity: rating.mu for entity, rating in written.items()})
-        last = pending[-1].decode() if pending else ""
-        pipe.set(self._key(players, "applied"), f"{start + len(pending)} {last}")
+        if pending:
+            pipe.srem(self._key(players, "unapplied"), *pending)
+        return len(pending)
 
     def rating(self, players: int, entity: str) -> Rating | None:
         with redis_errors():
@@ -313,18 +336,13 @@ class Ratings:
 
     def board(self, players: int, offset: int, limit: int) -> tuple[int, list[tuple[str, Rating]]]:
         """How many entities are rated for `players`, and `limit` of them from
-        `offset`, by skill, best first (equal skills by entity)."""
-        board = self._key(players, "board")
-        with redis_errors(), self._redis.pipeline(transaction=True) as pipe:
-            pipe.zcard(board)
-            pipe.zrevrange(board, offset, offset + limit - 1)
-            total, entities = pipe.execute()
+        `offset`, by skill, best first."""
+        keys = [self._key(players, "board"), self._key(players, "state")]
         with redis_errors():
-            stored = self._redis.hmget(self._key(players, "state"), entities) if entities else []
+            total, entities, stored = self._board(keys=keys, args=[offset, limit])
         return total, [
             (entity.decode(), Rating(**json.loads(text)))
             for entity, text in zip(entities, stored, strict=True)
-            if text is not None  # written again meanwhile
         ]
 
     def changes(self, game_id: str) -> tuple[RatingChange, ...] | None:

@@ -23,6 +23,7 @@ from service.events import (
     DEFAULT_JOIN_TIME_LIMIT,
     DEFAULT_TIMEOUT_POLICY,
     FINISHED,
+    FORFEIT,
     HUMAN,
     OPEN,
     DecisionMade,
@@ -88,6 +89,9 @@ def create(
     else:
         chosen = tuple(Faction.parse(code) for code in factions)
     settings = Settings(players, chosen, first_leader)  # raises InvalidSettings
+    if rated and move_time_limit is not None and timeout_policy != FORFEIT:
+        detail = "a rated game's move time runs out by forfeit: no AI plays a rated seat"
+        raise InvalidRequest(detail, errors={"timeout_policy": [detail]})
     seats = list(seats) if seats is not None else [(HUMAN, None)] * players
     if len(seats) != players:
         detail = f"{players} players need {players} seats, not {len(seats)}"

@@ -59,7 +59,7 @@ class Profile:
     entity: str
     name: str
     created_at: datetime | None  # None for an AI level
-    games: int  # games joined (for an AI level: rated games played)
+    games: int  # rated games played
     standings: dict[int, Standing | None]  # per player count; None: not rated yet
     recent: list[Played]  # the last rated games, newest first
 
@@ -127,11 +127,7 @@ def public_profile(claim: Claim, entity: str) -> Profile:
     for players in PLAYER_COUNTS:
         rating = claim.ratings.rating(players, entity)
         standings[players] = None if rating is None else _standing(claim, entity, name, rating)
-    games = (
-        sum(s.rating.games for s in standings.values() if s is not None)
-        if created_at is None
-        else claim.player_games.count(entity)
-    )
+    games = sum(s.rating.games for s in standings.values() if s is not None)
     return Profile(
         entity, name, created_at, games, standings, claim.ratings.history(entity, RECENT)
     )

@@ -144,8 +144,11 @@ def test_a_result_arriving_late_is_folded_in_its_place(ratings):
         ratings.record(result)
         ratings.catch_up(2)
     ratings.record(late)
-    assert ratings.catch_up(2) == len(season) + 1  # all again, from the first
-    assert dict(ratings.board(2, 0, 100)[1]) == _by_folding([*season, late])
+    assert ratings.catch_up(2) == 8  # from it on: g04 to g11
+    everything = sorted([*season, late], key=lambda r: r.finished_at)
+    assert dict(ratings.board(2, 0, 100)[1]) == _by_folding(everything)
+    for n, result in enumerate(everything):
+        assert ratings.changes(result.game_id) == rate(_by_folding(everything[:n]), result)[1]
 
 
 def test_recording_a_result_again_changes_nothing(ratings):
@@ -165,7 +168,7 @@ def test_folding_again_from_the_start_gives_the_same_figures_exactly(ratings, fa
         ratings.record(result)
         ratings.catch_up(2)
     before = _everything(ratings)
-    fake_redis.delete(*fake_redis.keys("test:{ratings}:2:*"))  # the state lost
+    fake_redis.delete(*fake_redis.keys("test:{ratings}:*"))  # everything lost
     for result in season:
         ratings.record(result)
     ratings.catch_up(2, again=True)
@@ -231,7 +234,17 @@ def test_results_recorded_and_applied_by_racing_processes_fold_in_order(redis_cl
     for thread in threads:
         thread.join()
     ratings = Ratings(redis_client, prefix)
-    ratings.catch_up(2)  # in case the last racer's result landed before an applied one
+    assert ratings.catch_up(2) == 0  # each racer caught up after its own results
     assert dict(ratings.board(2, 0, 100)[1]) == _by_folding(season)
     changes = {r.game_id: rate(_by_folding(season[:n]), r)[1] for n, r in enumerate(season)}
     assert {g: ratings.changes(g) for g in changes} == changes
+
+
+def test_results_ending_at_the_same_time_are_folded_in_the_order_of_their_ids(ratings):
+    same = [a_result(g, ["ann", "bo"], [1, 2] if g != "b" else [2, 1]) for g in ("c", "a", "b")]
+    for result in same:  # recorded c, a, b: folded a, b, c
+        ratings.record(result)
+        ratings.catch_up(2)
+    assert dict(ratings.board(2, 0, 10)[1]) == _by_folding(same)
+    first, _ = rate({}, same[1])
+    assert ratings.changes("b") == rate(first, same[2])[1]

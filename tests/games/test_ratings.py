@@ -10,7 +10,7 @@ from service import games
 from service.domain import legal_decisions
 from service.events import AI, FINISHED, RatedResult, ai_entity
 from service.events.ratings import MODEL, rate
-from service.games import Unauthorized, UnknownPlayer
+from service.games import InvalidRequest, Unauthorized, UnknownPlayer
 from tests.games.factories import INVITE, a_game, joined
 
 
@@ -200,6 +200,7 @@ def test_a_public_profile_shows_ratings_and_recent_rated_results(claim):
     (ann, ann_key), (bo, bo_key) = registered(claim, "Ann", "Bo")
     game, tokens = a_rated_game(claim, ("human", "human"), [(ann, ann_key), (bo, bo_key)])
     played_out(claim, game.id, tokens)
+    joined(claim, a_game(claim, ("human", "random"), seed=2), {0: ann_key})  # unrated
     profile = games.public_profile(claim, ann)
     assert (profile.name, profile.kind, profile.games) == ("Ann", "player", 1)
     assert profile.standings[3] is None and profile.standings[4] is None
@@ -211,3 +212,13 @@ def test_a_public_profile_shows_ratings_and_recent_rated_results(claim):
     for unknown in ("ai:grandmaster", "0123456789abcdef", "x:games", ""):
         with pytest.raises(UnknownPlayer):
             games.public_profile(claim, unknown)
+
+
+def test_a_rated_game_with_a_move_time_limit_is_lost_by_forfeit_never_played_by_an_ai(claim):
+    for policy in ("ai:greedy", "takeover:expert"):
+        with pytest.raises(InvalidRequest, match="forfeit") as refused:
+            games.create(claim, 2, move_time_limit=60, timeout_policy=policy, rated=True)
+        assert "timeout_policy" in refused.value.errors
+    assert games.create(claim, 2, move_time_limit=60, timeout_policy="forfeit", rated=True)
+    assert games.create(claim, 2, timeout_policy="takeover:expert", rated=True)  # no limit
+    assert games.create(claim, 2, move_time_limit=60, timeout_policy="ai:greedy")  # unrated

@@ -143,7 +143,7 @@ function tableView(view, { onDecision = null } = {}) {
     h("p", {}, "Prize: "), cards(table.prizes, "prize"),
     h("p", {}, "Played this round:"), trick.length ? h("ul", { class: "plays" }, trick) : h("p", { class: "muted" }, "nothing yet"),
     h("p", {}, `Draw pile: ${table.draw_pile_size} cards · discard: ${table.discard.length} cards`));
-  const parts = [h("div", { class: "table-grid" }, roundPanel, seatsPanel, factionsPanel)];
+  let handPanel = null;
   if (you) {
     const handButtons = you.hand.map((code) => {
       const decision = `play ${code}`;
@@ -153,11 +153,13 @@ function tableView(view, { onDecision = null } = {}) {
     });
     const others = [...legal].filter((d) => !d.startsWith("play ")).map((decision) => h("button", { class: "primary",
       onclick: () => onDecision(decision) }, decision === "take deck" ? "Take the top card of the deck" : `Take ${cardLabel(decision.slice(5))}`));
-    parts.push(panel("Your hand", h("ul", { class: "cards", "aria-label": "your hand" }, handButtons),
+    handPanel = panel("Your hand", h("ul", { class: "cards", "aria-label": "your hand" }, handButtons),
       others.length ? h("div", { class: "row" }, others) : null,
       h("h3", {}, "Your followers"), cards(you.follower_pile, "your followers"),
-      you.peek ? h("p", {}, `You saw the top of the draw pile: ${cardLabel(you.peek.card)}`) : null));
+      you.peek ? h("p", {}, `You saw the top of the draw pile: ${cardLabel(you.peek.card)}`) : null);
   }
+  // Your hand first after the round (on a phone: without scrolling), then the others.
+  const parts = [h("div", { class: "table-grid" }, roundPanel, handPanel), h("div", { class: "table-grid" }, seatsPanel, factionsPanel)];
   parts.push(panel("Score piles", view.seats.map((s) => [h("h3", {}, seatName(view, s.seat)), cards(table.score_piles[s.seat], `score pile of seat ${s.seat}`)])));
   const recent = table.rounds.slice(-3).reverse().map((round) => h("li", {},
     `Phase ${round.phase} round ${round.number + 1}: `, round.plays.map((p) => `${seatName(view, p.seat)} ${cardLabel(p.card)}`).join(", "),
@@ -238,6 +240,10 @@ async function newGamePage() {
         LEVELS.map((level) => h("option", { value: `ai:${level}`, selected: seat > 0 && n === 2 && level === "greedy" }, `AI: ${level}`))))));
   }
   players.addEventListener("change", redraw);
+  rated.addEventListener("change", () => {  // no AI plays a rated seat: its time runs out by forfeit
+    if (rated.checked) policy.value = "forfeit";
+    policy.disabled = rated.checked;
+  });
   redraw();
   form.append(h("label", {}, "Players: ", players), h("label", {}, `Deck (the rules' legal sets of factions): `, deck), seatsBox,
     h("label", {}, "Time per move: ", limit), h("label", {}, "When it runs out: ", policy),

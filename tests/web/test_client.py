@@ -1,0 +1,278 @@
+"""The web client, clicked through in headless Chromium: games against the AI, two
+people live through an invite link, teams, replays and the audit, the inbox, keyboard
+play, hidden information, and screenshots of it all."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from playwright.sync_api import Error as PlaywrightError
+
+from tests.web.conftest import PHONE, screenshot
+
+OVER = "text=The game is over."
+CARD_CODE = re.compile(r"\b[A-Z]{2}\d\b")
+
+
+def create_in_page(page, players=2, seats=None, **choices) -> dict[int, str]:
+    """Create a game with the "New game" form: `seats` maps a seat to "human" or
+    "ai:<level>"; the invite link of each human seat."""
+    page.goto("/new")
+    page.select_option("#players", str(players))
+    for seat in range(players):
+        page.select_option(f"#seat-{seat}", (seats or {}).get(seat, "human"))
+    for name, value in choices.items():
+        page.select_option(f"#{name}", value)
+    page.click("text=Create the game")
+    page.wait_for_selector("text=created")
+    links = page.locator("input[aria-label^='invite link of seat']")
+    return {
+        int(links.nth(n).get_attribute("aria-label").rsplit(" ", 1)[1]): links.nth(n).input_value()
+        for n in range(links.count())
+    }
+
+
+def take_seat(page, link: str, name: str) -> None:
+    page.goto(link)
+    page.fill("#name", name)
+    page.click("text=Take the seat")
+    page.wait_for_selector("text=You are seat")
+    assert "#" not in page.url and "invite" not in page.url  # the code left the address
+
+
+def click_a_decision(page) -> bool:
+    """Click the first decision the page offers (a playable card, or a take); whether
+    there was one."""
+    offered = page.locator("main button.card:not([disabled]), main .row button.primary")
+    if not offered.count():
+        return False
+    try:
+        offered.first.click(timeout=2_000)
+    except PlaywrightError:  # redrawn under the pointer by a live update: look again
+        return False
+    return True
+
+
+def play_until_over(*pages, clicks=400) -> None:
+    for _ in range(clicks):
+        if all(page.locator(OVER).count() for page in pages):
+            return
+        if not any([click_a_decision(page) for page in pages]):
+            pages[0].wait_for_timeout(100)
+    raise AssertionError("the game did not end")
+
+
+def game_id_of(page) -> str:
+    return page.url.rsplit("/", 1)[1]
+
+
+def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, site):
+    page = new_page()
+    links = create_in_page(page, seats={1: "ai:random"})
+    assert list(links) == [0]
+    take_seat(page, links[0], "Ann")
+    game_id = game_id_of(page)
+    hand = page.locator("ul[aria-label='your hand'] button")
+    assert hand.count() == 13
+    assert page.locator("ul[aria-label='your hand'] button:not([disabled])").count() >= 1
+    screenshot(page, "game-desktop")
+    for _ in range(6):
+        click_a_decision(page)
+        page.wait_for_timeout(150)
+    page.set_viewport_size(PHONE)
+    screenshot(page, "game-phone")
+    play_until_over(page)
+    view = site.call("GET", f"/games/{game_id}")
+    assert view["status"] == "finished"
+    winners = view["ending"]["winning_seats"]
+    result = page.locator("section[aria-labelledby='p-result']")
+    expected = "Winner: nobody" if not winners else f"Winner: {'Ann' if winners == [0] else 'AI'}"
+    assert expected in result.inner_text()
+    for faction, side in view["result"]["faction_winners"].items():
+        assert result.locator("tr", has_text=faction_names()[faction]).count() == 1, side
+
+
+def faction_names() -> dict[str, str]:
+    return {
+        "GO": "Goblins",
+        "KN": "Knights",
+        "UN": "Undead",
+        "DO": "Doppelgangers",
+        "DW": "Dwarves",
+        "GN": "Gnomes",
+        "GI": "Giants",
+        "DR": "Dragons",
+        "TR": "Trolls",
+        "SE": "Seers",
+    }
+
+
+def test_two_browsers_play_each_other_live_through_an_invite_and_see_nothing_hidden(new_page, site):
+    ann, bo = new_page(), new_page()
+    received = []  # the JSON bodies Ann's browser got, read as they come
+
+    def keep(response):
+        if "json" in response.headers.get("content-type", ""):
+            received.append(response.text())
+
+    ann.on("response", keep)
+    links = create_in_page(ann)
+    take_seat(ann, links[0], "Ann")
+    take_seat(bo, links[1], "Bo")
+    game_id = game_id_of(ann)
+    assert ann.locator("text=Your turn.").count() == 1  # seat 0 leads
+    for _ in range(7):  # a few decisions each, every one seen live by the other
+        for page in (ann, bo):
+            if click_a_decision(page):
+                page.wait_for_timeout(200)
+    bo_token = json.loads(bo.evaluate("localStorage.getItem('claim.seats')"))[game_id]["token"]
+    bo_view = site.call("GET", f"/games/{game_id}", token=bo_token)
+    ann_token = json.loads(ann.evaluate("localStorage.getItem('claim.seats')"))[game_id]["token"]
+    ann_view = site.call("GET", f"/games/{game_id}", token=ann_token)
+    hidden = set(bo_view["you"]["hand"]) - set(CARD_CODE.findall(json.dumps(ann_view)))
+    assert hidden, "Bo holds cards Ann may not see"
+    seen_by_ann = [ann.content(), ann.evaluate("JSON.stringify(localStorage)")]
+    seen_by_ann += received
+    for text in seen_by_ann:
+        assert not hidden & set(CARD_CODE.findall(text))
+    play_until_over(ann, bo)
+    assert site.call("GET", f"/games/{game_id}")["status"] == "finished"
+
+
+def test_four_players_in_teams_two_people_and_two_ais(new_page, site):
+    ann, bo = new_page(), new_page()
+    links = create_in_page(ann, players=4, seats={2: "ai:random", 3: "ai:random"})
+    assert sorted(links) == [0, 1]
+    take_seat(ann, links[0], "Ann")
+    take_seat(bo, links[1], "Bo")
+    assert "(team 0)" in ann.locator("section[aria-labelledby='p-players']").inner_text()
+    play_until_over(ann, bo)
+    view = site.call("GET", f"/games/{game_id_of(ann)}")
+    assert view["status"] == "finished"
+    if view["ending"]["winners"]:
+        [team] = view["ending"]["winners"]
+        assert f"Winner: team {team}" in ann.locator(OVER).locator("..").inner_text() or (
+            f"team {team}" in ann.locator("section[aria-labelledby='p-result']").inner_text()
+        )
+
+
+def test_a_replay_steps_forward_and_back_to_a_known_step(new_page, site):
+    game_id = site.finished_ai_game()
+    last = site.call("GET", f"/games/{game_id}")["decisions"]
+    page = new_page()
+    page.goto(f"/replay/{game_id}")
+    page.wait_for_selector("#audit-verdict")
+    assert page.locator("#step-label").inner_text() == f"step {last} of {last}"
+    for _ in range(3):
+        page.click("button[aria-label='previous step']")
+    page.locator("main h1").click()  # the arrow keys step when no control has the focus
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowRight")
+    step = last - 4
+    page.wait_for_selector(f"text=step {step} of {last}")
+    expected = site.call("GET", f"/games/{game_id}/replay/{step}")["account"]
+    page.wait_for_function(
+        "lines => [...document.querySelectorAll('#account li')].map(li => li.textContent)"
+        ".join('\\n') === lines.join('\\n')",
+        arg=expected,
+    )
+    page.locator("#step").fill("0")
+    page.wait_for_selector(f"text=step 0 of {last}")
+    screenshot(page, "replay")
+
+
+def test_the_audit_is_checked_in_the_page_and_fails_on_a_tampered_deck(new_page, site):
+    game_id = site.finished_ai_game()
+    page = new_page()
+    page.goto(f"/replay/{game_id}")
+    verdict = page.locator("#audit-verdict")
+    verdict.wait_for()
+    assert verdict.inner_text().startswith("✔ Verified")
+    commitment = site.call("GET", f"/games/{game_id}/audit")["commitment"]
+    assert page.locator("#audit-computed").inner_text() == commitment
+
+    def tampered(route):
+        audit = route.fetch().json()
+        deck = audit["deck"]
+        other = next(n for n, card in enumerate(deck) if card != deck[0])
+        deck[0], deck[other] = deck[other], deck[0]  # the same cards, another order
+        route.fulfill(json=audit)
+
+    cheated = new_page()
+    cheated.route("**/audit", tampered)
+    cheated.goto(f"/replay/{game_id}")
+    verdict = cheated.locator("#audit-verdict")
+    verdict.wait_for()
+    assert verdict.inner_text().startswith("✘ Not verified")
+
+
+def test_the_inbox_after_registering_lists_the_game_joined(new_page):
+    page = new_page()
+    page.goto("/inbox")
+    page.fill("#reg-name", "Cleo")
+    page.click("button:text-is('Register')")
+    page.wait_for_selector("text=Inbox of Cleo")
+    player = json.loads(page.evaluate("localStorage.getItem('claim.player')"))
+    assert player["name"] == "Cleo" and player["key"]
+    links = create_in_page(page, seats={1: "ai:greedy"})
+    page.goto(links[0])
+    assert page.locator("#as-player").is_checked()
+    assert page.locator("#name").input_value() == "Cleo"
+    page.click("text=Take the seat")
+    page.wait_for_selector("text=You are seat")
+    page.goto("/inbox")
+    row = page.locator("table[aria-label='your games'] tbody tr").first
+    row.wait_for()
+    assert game_id_of(page) != "" and "your turn" in row.inner_text()
+    assert row.locator("a").get_attribute("href").startswith("/play/")
+
+
+def test_keyboard_only_play_of_a_round(new_page, site):
+    seats = [{"kind": "human"}, {"kind": "ai", "level": "random"}]
+    game = site.call("POST", "/games", {"players": 2, "seats": seats})
+    invite = game["invites"][0]["invite"]
+    page = new_page()
+    page.goto(f"/play/{game['game_id']}?seat=0#invite={invite}")
+    page.wait_for_selector("#name:focus")
+    page.keyboard.type("Kim")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("text=Your turn.")
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("document.activeElement.getAttribute('aria-label') || ''")
+        if focused.startswith("Play ") and page.evaluate("!document.activeElement.disabled"):
+            break
+    else:
+        raise AssertionError("no playable card took the focus")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => document.querySelector('.turn').textContent.startsWith('Your turn.')"
+        " && document.body.textContent.includes('Last rounds')"
+    )
+    view = site.call("GET", f"/games/{game['game_id']}")
+    assert view["decisions"] >= 2 and view["table"]["rounds"][0]["plays"][0]["seat"] == 0
+
+
+def test_the_lobby_lists_games_to_watch_and_replay(new_page, site):
+    finished = site.finished_ai_game()
+    page = new_page()
+    page.goto("/")
+    finished_list = page.locator("section[aria-labelledby='lobby-finished']")
+    finished_list.locator(f"text={finished}").wait_for()
+    assert finished_list.locator(f"a[href='/replay/{finished}']").count() == 1
+    screenshot(page, "lobby")
+
+
+def test_pages_load_nothing_from_another_host_and_are_small(new_page, site):
+    page = new_page()
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    sizes = []
+    page.on("response", lambda response: sizes.append(len(response.body())))
+    page.goto("/")
+    page.wait_for_load_state("networkidle")
+    assert requested and all(url.startswith(site.url) for url in requested)
+    assert sum(sizes) < 100_000
+    assert page.locator("header nav a").count() == 4 and page.locator("main").count() == 1
