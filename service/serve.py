@@ -40,6 +40,9 @@ PAUSES = (1.0, 60.0)  # seconds before starting a dead worker again: first, long
 STEADY = 60.0  # seconds a worker must run for its next pause to be the first again
 GROUP_GRACE = 3.0  # seconds what a dead worker forked is given to end by itself
 REDIS_RESTARTS = 5  # times in a row the embedded Redis may die before claim serve gives up
+# Seconds a stopping gunicorn worker gives its open requests: a move is answered well
+# within it; a long-poll or a live stream is cut then, and its client asks again.
+HTTP_GRACE = 5
 
 
 def gunicorn_command(host: str, port: int, workers: int, connections: int) -> list[str]:
@@ -48,6 +51,7 @@ def gunicorn_command(host: str, port: int, workers: int, connections: int) -> li
         *("-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", str(workers)),
         *("--worker-class", "service.http_worker.ProblemWorker"),
         *("--worker-connections", str(connections)),
+        *("--graceful-timeout", str(HTTP_GRACE)),
         *("--access-logfile", "-", "--no-control-socket"),
         "service.api:create_app()",
     ]

@@ -216,15 +216,23 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
     return logged(DELIVERED, status_code=status_code)
 
 
-def payload(notice: Notice, entry: dict, ratings: list[dict] | None = None) -> dict:
-    """The webhook body: the notice and the player's inbox entry (public facts); for
-    the end of a rated game, what it did to each seat's rating."""
+def game_page(public_url: str, game_id: str) -> str:
+    """The address of a game's page in the web client."""
+    return f"{public_url.rstrip('/')}/play/{game_id}"
+
+
+def payload(
+    notice: Notice, entry: dict, public_url: str, ratings: list[dict] | None = None
+) -> dict:
+    """The webhook body: the notice, the player's inbox entry (public facts) and the
+    game's page; for the end of a rated game, what it did to each seat's rating."""
     body = {
         "delivery_id": notice.delivery_id,
         "kind": notice.kind,
         "game_id": notice.game_id,
         "version": notice.version,
         "entry": entry,
+        "url": game_page(public_url, notice.game_id),
     }
     if notice.new_game_id is not None:
         body["new_game_id"] = notice.new_game_id
@@ -236,9 +244,9 @@ def payload(notice: Notice, entry: dict, ratings: list[dict] | None = None) -> d
 def email_text(
     public_url: str, notice: Notice, entry: dict, ratings: list[dict] | None = None
 ) -> tuple[str, str]:
-    """The subject and the plain text of the email for `notice`, with links to the
-    server at `public_url` (and the player's rating change, for a rated game over)."""
-    base = public_url.rstrip("/")
+    """The subject and the plain text of the email for `notice`, with a link to the
+    game's page on the server at `public_url` (and the player's rating change, for a
+    rated game over)."""
     game = notice.game_id
     headline = {
         YOUR_TURN: f"your turn in game {game}",
@@ -256,16 +264,16 @@ def email_text(
                 f"Your rating ({entry['players']} players): {change['rating_before']:.2f}"
                 f" -> {change['rating_after']:.2f} ({change['change']:+.2f})."
             )
-    lines.append(f"The game: {base}/games/{game}")
+    lines.append(f"The game: {game_page(public_url, game)}")
     if notice.new_game_id is not None:
-        lines.append(f"The rematch: {base}/games/{notice.new_game_id}")
+        lines.append("Press Rematch there to take your seat in the next game.")
     return f"Claim: {headline}", "\n".join(lines) + "\n"
 
 
 def _send_webhook(
     claim: Claim, player: Player, notice: Notice, entry: dict, ratings: list[dict] | None
 ) -> int:
-    body = payload(notice, entry, ratings)
+    body = payload(notice, entry, claim.config.public_url, ratings)
     body = json.dumps(body, default=_json_value, sort_keys=True).encode()
     headers = {
         webhooks.SIGNATURE: webhooks.signature(

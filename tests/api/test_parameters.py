@@ -120,6 +120,7 @@ def reads(claim):
         ("POST", "/me/key", me, None),
         ("GET", "/ratings?players=2&offset=0&limit=5", {}, None),
         ("GET", "/players/ai:greedy", {}, None),
+        ("GET", "/decks", {}, None),
         ("GET", "/healthz", {}, None),
         ("GET", "/openapi.yaml", {}, None),
     ]

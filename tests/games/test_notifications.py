@@ -164,6 +164,7 @@ def test_a_players_turn_is_posted_to_their_webhook_signed_with_their_secret(
     assert request[0] == "/hook"
     assert (body["kind"], body["game_id"], body["version"]) == (YOUR_TURN, game_id, 3)
     assert body["delivery_id"] == Notice(YOUR_TURN, game_id, 3, ann["player_id"]).delivery_id
+    assert body["url"] == f"{claim.config.public_url.rstrip('/')}/play/{game_id}"
     entry = body["entry"]
     assert (entry["seat"], entry["your_turn"], entry["last"]) == (0, True, "Bo took seat 1")
     [logged] = deliveries(client, ann)
@@ -445,7 +446,7 @@ def test_emails_go_to_the_players_address_with_a_link_to_the_game(service, mailb
     notice = Notice(YOUR_TURN, game_id, 3, ann["player_id"])
     assert message["Claim-Delivery"] == notice.delivery_id
     text = message.get_payload()
-    assert f"https://claim.example.org/games/{game_id}" in text
+    assert f"The game: https://claim.example.org/play/{game_id}\r\n" in text
     assert "Last: Bo took seat 1." in text
     assert not CARD.search(text)
     [logged] = deliveries(client, ann)

@@ -63,6 +63,18 @@ def play_until_over(*pages, clicks=400) -> None:
     raise AssertionError("the game did not end")
 
 
+UNLABELLED = """() => [...document.querySelectorAll("button, input, select, a")]
+  .filter((e) => !(e.getAttribute("aria-label") || e.labels?.length || e.textContent.trim()))
+  .map((e) => e.outerHTML)"""
+
+
+def assert_accessible(page) -> None:
+    """Landmarks, one h1, and a name for every control and link."""
+    assert page.locator("header nav").count() == 1 and page.locator("main").count() == 1
+    assert page.locator("h1").count() == 1
+    assert page.evaluate(UNLABELLED) == []
+
+
 def game_id_of(page) -> str:
     return page.url.rsplit("/", 1)[1]
 
@@ -76,6 +88,7 @@ def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, 
     hand = page.locator("ul[aria-label='your hand'] button")
     assert hand.count() == 13
     assert page.locator("ul[aria-label='your hand'] button:not([disabled])").count() >= 1
+    assert_accessible(page)
     screenshot(page, "game-desktop")
     for _ in range(6):
         click_a_decision(page)
@@ -91,6 +104,12 @@ def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, 
     assert expected in result.inner_text()
     for faction, side in view["result"]["faction_winners"].items():
         assert result.locator("tr", has_text=faction_names()[faction]).count() == 1, side
+    page.click("text=Rematch")  # the next game: seats moved on by one, Ann's invite at hand
+    page.wait_for_selector("text=You are invited to seat 1")
+    page.fill("#name", "Ann")
+    page.click("text=Take the seat")
+    page.wait_for_selector("text=You are seat 1.")
+    assert site.call("GET", f"/games/{game_id}")["rematch"] == game_id_of(page)
 
 
 def faction_names() -> dict[str, str]:
@@ -180,6 +199,7 @@ def test_a_replay_steps_forward_and_back_to_a_known_step(new_page, site):
     )
     page.locator("#step").fill("0")
     page.wait_for_selector(f"text=step 0 of {last}")
+    assert_accessible(page)
     screenshot(page, "replay")
 
 
@@ -216,12 +236,14 @@ def test_the_inbox_after_registering_lists_the_game_joined(new_page):
     page.wait_for_selector("text=Inbox of Cleo")
     player = json.loads(page.evaluate("localStorage.getItem('claim.player')"))
     assert player["name"] == "Cleo" and player["key"]
-    links = create_in_page(page, seats={1: "ai:greedy"})
+    links = create_in_page(page, seats={1: "ai:greedy"}, limit="3600")
+    assert_accessible(page)
     page.goto(links[0])
     assert page.locator("#as-player").is_checked()
     assert page.locator("#name").input_value() == "Cleo"
     page.click("text=Take the seat")
     page.wait_for_selector("text=You are seat")
+    assert re.fullmatch(r" · (59 min|1 h 0 min) left", page.locator("#countdown").inner_text())
     page.goto("/inbox")
     row = page.locator("table[aria-label='your games'] tbody tr").first
     row.wait_for()
