@@ -102,6 +102,13 @@ class CreateGameSchema(Schema):
         validate=validate.Range(MIN_JOIN_TIME, MAX_JOIN_TIME),
         metadata={"description": "seconds for every seat to be taken, else the game is aborted"},
     )
+    public = Flag(
+        load_default=False,
+        metadata={
+            "description": "anybody may take its people's seats from the lobby, without an"
+            " invite (none is made)"
+        },
+    )
     rated = Flag(
         load_default=False,
         metadata={
@@ -131,7 +138,11 @@ class LobbyQuerySchema(Schema):
 
 
 class JoinSchema(Schema):
-    invite = Text(required=True, validate=validate.Length(1, 200))
+    invite = Text(
+        load_default=None,
+        validate=validate.Length(1, 200),
+        metadata={"description": "the seat's invite; none for a public game's seat"},
+    )
     name = Text(
         validate=validate.Length(1, 64),
         metadata={"description": "required unless a player key is sent (its name is used)"},
@@ -188,7 +199,7 @@ class MovedSchema(Schema):
 @blp.arguments(CreateGameSchema)
 @blp.response(201, CreatedSchema)
 def create(args):
-    """Create a game; answers one invite code per human seat."""
+    """Create a game; answers one invite code per human seat (none for a public game)."""
     if args["seats"] is not None:
         args["seats"] = [(seat["kind"], seat.get("level")) for seat in args["seats"]]
     created = games.create(claim(), **args)

@@ -22,6 +22,7 @@ class GameSummarySchema(Schema):
     created_at = fields.String()
     ending = fields.String(allow_none=True)
     rated = fields.Boolean()
+    public = fields.Boolean(metadata={"description": "open seats are for anybody: no invite"})
 
 
 class LobbyPageSchema(Schema):

@@ -97,6 +97,7 @@ def game_view(
         "result": None if game.result is None else result_body(game.result),
         "rematch": rematch,
         "rated": game.creation.rated,
+        "public": game.public,
         "ratings": None if ratings is None else [rating_change(c) for c in ratings],
         "ending": None
         if game.ending is None
@@ -332,6 +333,7 @@ class GameViewSchema(Schema):
     ending = fields.Nested(EndingSchema, allow_none=True)
     rematch = fields.String(allow_none=True, metadata={"description": "the next game's id"})
     rated = fields.Boolean(metadata={"description": "whether its result moves the ratings"})
+    public = fields.Boolean(metadata={"description": "open seats are for anybody: no invite"})
     ratings = fields.List(
         fields.Nested(RatingChangeSchema),
         allow_none=True,

@@ -1,6 +1,6 @@
 """The web client: one page and its scripts, served by the API's app, for people.
 
-Every page (`/`, `/new`, `/play/<game>`, `/replay/<game>`, `/inbox`, `/ratings`) is the
+Every page (`/`, `/new`, `/play/<game>`, `/replay/<game>`, `/inbox`, `/leaderboard`) is the
 same `index.html`; its script reads the path and draws the page from the JSON API, as
 any client does, with the seat token or player key the browser keeps. Nothing here
 knows a game: the HTML and the scripts are the same for everybody, so nothing hidden
@@ -20,7 +20,7 @@ PAGES = {
     "play": "/play/<game_id>",
     "replay": "/replay/<game_id>",
     "inbox": "/inbox",
-    "ratings": "/ratings",
+    "leaderboard": "/leaderboard",  # `/ratings` is the API's
 }
 # The page may load and call only this server; no frame may hold it; links leave no
 # address behind (an invite's code is after `#`, which no request carries anyway).

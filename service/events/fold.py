@@ -29,6 +29,7 @@ from .errors import GameNotStarted, RejectedEvent, SeatRefusal, SeatUnavailable
 from .model import (
     AI,
     FORFEIT,
+    HUMAN,
     TAKEOVER,
     DecisionMade,
     GameAborted,
@@ -115,6 +116,12 @@ class Game:
         if self.ending is not None:
             return ABORTED if self.ending.reason == ABORTED else FINISHED
         return OPEN if self.open_seats else RUNNING
+
+    @property
+    def public(self) -> bool:
+        """Whether anybody may take its people's seats without an invite."""
+        people = [spec for spec in self.creation.seats if spec.kind == HUMAN]
+        return bool(people) and all(spec.invite_hash is None for spec in people)
 
     @property
     def ai_may_act(self) -> bool:

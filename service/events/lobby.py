@@ -44,6 +44,7 @@ class GameSummary:
     created_at: str
     ending: str | None  # how it ended: completed, resigned, forfeited, aborted
     rated: bool = False
+    public: bool = False  # its open seats are for anybody, without an invite
 
     @classmethod
     def of(cls, game: Game) -> GameSummary:
@@ -60,6 +61,7 @@ class GameSummary:
             created_at=game.created_at.isoformat(),
             ending=None if game.ending is None else game.ending.reason,
             rated=game.creation.rated,
+            public=game.public,
         )
 
 

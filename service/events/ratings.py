@@ -20,16 +20,17 @@ seats) is rated once per seat and keeps the mean of those ratings.
 
 The projection is a fold over the rated results in a fixed order (the game's end
 time, then its id), so that `claim rebuild` recomputes exactly the same figures: a
-result is recorded, then every result after the last one applied is applied; one
-that lands before it (two games ending at once, their follow-ups racing) makes the
-fold start again from the first result of that player count.
+result is recorded, then folded in its place (`Ratings.catch_up`), even one that lands
+behind results applied already (two games ending at once, their follow-ups racing).
 
 Keys, all under the hash tag `{ratings}`, per player count n:
-`<prefix>:{ratings}:<n>:results` (game id by end time), `...:<n>:applied` (how many
-results, and the last), `...:<n>:state` (entity -> rating), `...:<n>:board` (entity by
-mu); for all: `<prefix>:{ratings}:results` (game id -> its result),
-`<prefix>:{ratings}:changes` (game id -> each seat's change) and
-`<prefix>:{ratings}:history:<entity>` (the entity's rated games by end time).
+`<prefix>:{ratings}:<n>:results` (game id by end time), `...:<n>:unapplied` (game ids
+recorded, not folded yet), `...:<n>:generation` (bumped by every fold), `...:<n>:state`
+(entity -> rating), `...:<n>:board` (entity by mu); for all:
+`<prefix>:{ratings}:results` (game id -> its result), `<prefix>:{ratings}:changes` (game
+id -> each seat's change), `<prefix>:{ratings}:priors` (game id -> its entities'
+ratings just before it) and `<prefix>:{ratings}:history:<entity>` (the entity's rated
+games by end time).
 """
 
 from __future__ import annotations
@@ -272,7 +273,7 @@ class Ratings:
                     if not waiting and not again:
                         return 0
                     ranks = [pipe.zrank(results, game_id) for game_id in waiting]
-                    start = 0 if again else min(r for r in ranks if r is not None)
+                    start = 0 if again else min((r for r in ranks if r is not None), default=0)
                     pending = [g.decode() for g in pipe.zrange(results, start, -1)]
                     folded = self._fold(pipe, players, pending, again)
                     pipe.incr(generation)

@@ -76,12 +76,14 @@ def create(
     timeout_policy: str = DEFAULT_TIMEOUT_POLICY,
     join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT,
     rated: bool = False,
+    public: bool = False,
 ) -> Created:
     """A new game, its deck shuffled by the store, with an invite per human seat.
 
     `factions`: a preset name or faction codes; `seats`: (kind, AI level) per seat,
     all human by default; `rated`: its result moves the ratings, and only registered
-    players take its human seats."""
+    players take its human seats; `public`: anybody takes a human seat from the lobby,
+    without an invite (none is made)."""
     if isinstance(factions, str):
         chosen = (
             random_factions(players, SystemRandom()) if factions == RANDOM else PRESETS[factions]
@@ -96,9 +98,9 @@ def create(
     if len(seats) != players:
         detail = f"{players} players need {players} seats, not {len(seats)}"
         raise InvalidRequest(detail, errors={"seats": [detail]})
-    invites = {n: new_secret() for n, (kind, _) in enumerate(seats) if kind == HUMAN}
+    invites = {} if public else {n: new_secret() for n, (k, _) in enumerate(seats) if k == HUMAN}
     specs = [
-        SeatSpec(HUMAN, invite_hash=digest(invites[n])) if kind == HUMAN else SeatSpec(AI, level)
+        SeatSpec(AI, level) if kind != HUMAN else SeatSpec(HUMAN, invite_hash=_digest(invites, n))
         for n, (kind, level) in enumerate(seats)
     ]
     game = claim.store.create(
@@ -113,6 +115,11 @@ def create(
     return Created(game, invites)
 
 
+def _digest(invites: dict[int, str], seat: int) -> str | None:
+    """What a seat keeps of its invite: its digest; None for a public game's seat."""
+    return digest(invites[seat]) if seat in invites else None
+
+
 @dataclass(frozen=True, slots=True)
 class Joined:
     game: Game
@@ -122,10 +129,16 @@ class Joined:
 
 @use_case
 def join(
-    claim: Claim, game_id: str, seat: int, invite: str, name: str | None, key: str | None = None
+    claim: Claim,
+    game_id: str,
+    seat: int,
+    invite: str | None,
+    name: str | None,
+    key: str | None = None,
 ) -> Joined:
-    """Take a human seat with its invite code; with the `key` of a registered player
-    the seat is theirs (and in their inbox), and their name is the default."""
+    """Take a human seat with its invite code (a public game's without one); with the
+    `key` of a registered player the seat is theirs (and in their inbox), and their
+    name is the default."""
     holder = player_of(claim, key)
     name = name or (holder.name if holder else None)
     player = holder.id if holder else None
@@ -141,7 +154,7 @@ def join(
         spec = game.seats[seat]
         if spec.kind != HUMAN:
             raise SeatUnavailable(f"seat {seat} is an AI's")
-        if not matches(invite, spec.invite_hash):
+        if spec.invite_hash is not None and not matches(invite or "", spec.invite_hash):
             raise WrongInvite(f"that is not the invite of seat {seat}")
         if spec.taken:
             raise SeatUnavailable(f"seat {seat} is taken")

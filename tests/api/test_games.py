@@ -601,3 +601,20 @@ def test_only_the_seats_own_token_brings_it_back(client):
         "unauthorized",
         401,
     )
+
+
+def test_a_public_game_is_joined_from_the_lobby_without_an_invite(client):
+    game = created(client, seats=[{"kind": "human"}, {"kind": "human"}], public=True)
+    assert game["invites"] == []
+    listed = client.get("/games?status=open").json["games"]
+    [summary] = [g for g in listed if g["game_id"] == game["game_id"]]
+    assert (summary["public"], summary["open_seats"]) == (True, [0, 1])
+    joined = client.post(f"/games/{game['game_id']}/seats/1", json={"name": "Anyone"})
+    assert joined.status_code == 201 and joined.json["view"]["public"] is True
+    taken = client.post(f"/games/{game['game_id']}/seats/1", json={"name": "Late"})
+    assert taken.status_code == 409
+    private = created(client)
+    refused = client.post(f"/games/{private['game_id']}/seats/0", json={"name": "Sneaky"})
+    assert refused.status_code == 403
+    assert refused.json["type"].endswith("/wrong-invite")
+    assert client.get(f"/games/{private['game_id']}").json["public"] is False

@@ -75,6 +75,12 @@ def assert_accessible(page) -> None:
     assert page.evaluate(UNLABELLED) == []
 
 
+def readable(line: str) -> str:
+    """A step's account as the page words it, in a game of two random AIs."""
+    line = re.sub(r"\bseat \d\b", "AI (random)", line)
+    return CARD_CODE.sub(lambda code: f"{faction_names()[code[0][:2]]} {code[0][2]}", line)
+
+
 def game_id_of(page) -> str:
     return page.url.rsplit("/", 1)[1]
 
@@ -191,7 +197,9 @@ def test_a_replay_steps_forward_and_back_to_a_known_step(new_page, site):
     page.keyboard.press("ArrowRight")
     step = last - 4
     page.wait_for_selector(f"text=step {step} of {last}")
-    expected = site.call("GET", f"/games/{game_id}/replay/{step}")["account"]
+    shown = site.call("GET", f"/games/{game_id}/replay/{step}")
+    expected = [readable(line) for line in shown["account"]]  # both seats: AI (random)
+    assert any(re.search(r"\b[A-Z]{2}\d\b", line) for line in shown["account"])
     page.wait_for_function(
         "lines => [...document.querySelectorAll('#account li')].map(li => li.textContent)"
         ".join('\\n') === lines.join('\\n')",
@@ -273,6 +281,7 @@ def test_keyboard_only_play_of_a_round(new_page, site):
         "() => document.querySelector('.turn').textContent.startsWith('Your turn.')"
         " && document.body.textContent.includes('Last rounds')"
     )
+    assert page.evaluate("!!document.activeElement.closest(\"ul[aria-label='your hand']\")")
     view = site.call("GET", f"/games/{game['game_id']}")
     assert view["decisions"] >= 2 and view["table"]["rounds"][0]["plays"][0]["seat"] == 0
 
@@ -284,7 +293,17 @@ def test_the_lobby_lists_games_to_watch_and_replay(new_page, site):
     finished_list = page.locator("section[aria-labelledby='lobby-finished']")
     finished_list.locator(f"text={finished}").wait_for()
     assert finished_list.locator(f"a[href='/replay/{finished}']").count() == 1
+    seats = [{"kind": "human"}, {"kind": "ai", "level": "random"}]
+    public = site.call("POST", "/games", {"players": 2, "seats": seats, "public": True})
+    page.reload()
+    waiting = page.locator("section[aria-labelledby='lobby-open']")
+    waiting.locator(f"text={public['game_id']}").wait_for()
     screenshot(page, "lobby")
+    waiting.locator(f"a[href='/play/{public['game_id']}?seat=0']").click()
+    page.wait_for_selector("text=Take seat 0.")
+    page.fill("#name", "Passer-by")
+    page.click("text=Take the seat")
+    page.wait_for_selector("text=You are seat 0.")
 
 
 def test_pages_load_nothing_from_another_host_and_are_small(new_page, site):
@@ -298,3 +317,22 @@ def test_pages_load_nothing_from_another_host_and_are_small(new_page, site):
     assert requested and all(url.startswith(site.url) for url in requested)
     assert sum(sizes) < 100_000
     assert page.locator("header nav a").count() == 4 and page.locator("main").count() == 1
+
+
+def test_the_leaderboard_page_shows_the_ratings_of_each_player_count(new_page, site):
+    seats = [{"kind": "ai", "level": "random"}, {"kind": "ai", "level": "greedy"}]
+    game = site.call("POST", "/games", {"players": 2, "seats": seats, "rated": True})
+    view = game
+    while view.get("ratings") is None:
+        view = site.call("GET", f"/games/{game['game_id']}?after={view['version']}&wait=2")
+    page = new_page()
+    page.goto("/")
+    page.click("header >> text=Ratings")
+    page.wait_for_selector("h1:text-is('Ratings, 2 players')")
+    rows = page.locator("main table tbody tr")
+    rows.first.wait_for()
+    names = {rows.nth(n).locator("td").nth(1).inner_text() for n in range(rows.count())}
+    assert {"AI random (provisional)", "AI greedy (provisional)"} <= names
+    assert_accessible(page)
+    page.click("text=3 players")
+    page.wait_for_selector("text=No rated game yet.")

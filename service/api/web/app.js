@@ -69,6 +69,15 @@ function say(text) {
 }
 function failure(error) { return h("p", { class: "notice error", role: "alert" }, problemText(error)); }
 const factionName = (code) => NAMES[code] || code;
+// The server's account of a step ("seat 1 played UN3") with names and card names.
+function readable(text, view) {
+  return text.replace(/\bseat (\d)\b/g, (_, seat) => seatName(view, +seat)).replace(/\b([A-Z]{2})(\d)\b/g, (code) => cardLabel(code));
+}
+function decisionText(decision) {
+  if (decision === "take deck") return "took the top card of the deck";
+  const [verb, code] = decision.split(" ");
+  return `${verb === "play" ? "played" : "took"} ${cardLabel(code)}`;
+}
 function cardLabel(code) { return code == null ? "hidden card" : `${factionName(code.slice(0, 2))} ${code.slice(2)}`; }
 function cardFace(code) {
   return [h("span", { class: "symbol", "aria-hidden": "true" }, SYMBOLS[code.slice(0, 2)] || "?"),
@@ -99,16 +108,19 @@ function duration(seconds) {
   const hours = Math.floor(minutes / 60);
   return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} days`;
 }
+function plural(count, word) { return `${count} ${word}${count === 1 ? "" : "s"}`; }
 function panel(title, ...content) {
   const id = `p-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
   return h("section", { class: "panel", "aria-labelledby": id }, h("h2", { id }, title), content);
 }
 
 // Who leads each faction now, by the rules' count (RULES.md 7): most cards, then the
-// higher values from the top; shown only, the server scores the game.
+// higher values from the top, Gnomes in front counted as they will be at the end;
+// shown only, the server scores the game.
 function leaders(view) {
   const sides = view.players === 4 ? [[0, 2], [1, 3]] : view.seats.map((_, seat) => [seat]);
-  const piles = sides.map((side) => side.flatMap((seat) => view.table.score_piles[seat]));
+  const won = (seat) => [...view.table.score_piles[seat], ...view.table.gnomes_in_front[seat]];
+  const piles = sides.map((side) => side.flatMap(won));
   return view.factions.map((faction) => {
     const keys = piles.map((pile) => pile.filter((c) => c.startsWith(faction)).map((c) => +c.slice(2)).sort((a, b) => b - a));
     const compare = (a, b) => a.length - b.length || a.reduce((d, v, i) => d || v - b[i], 0);
@@ -140,9 +152,9 @@ function tableView(view, { onDecision = null } = {}) {
       h("td", {}, counts.join(" / ")))))));
   const trick = table.trick.map((play) => h("li", {}, `${seatName(view, play.seat)}: `, h("ul", { class: "cards" }, card(play.card))));
   const roundPanel = panel(`Phase ${table.phase} · round ${table.round + 1}`,
-    h("p", {}, "Prize: "), cards(table.prizes, "prize"),
+    table.phase === 1 ? [h("p", {}, "Prize: "), cards(table.prizes, "prize")] : h("p", {}, "Phase 2: the cards won go to the score piles."),
     h("p", {}, "Played this round:"), trick.length ? h("ul", { class: "plays" }, trick) : h("p", { class: "muted" }, "nothing yet"),
-    h("p", {}, `Draw pile: ${table.draw_pile_size} cards · discard: ${table.discard.length} cards`));
+    h("p", {}, `Draw pile: ${plural(table.draw_pile_size, "card")} · discard: ${plural(table.discard.length, "card")}`));
   let handPanel = null;
   if (you) {
     const handButtons = you.hand.map((code) => {
@@ -153,14 +165,18 @@ function tableView(view, { onDecision = null } = {}) {
     });
     const others = [...legal].filter((d) => !d.startsWith("play ")).map((decision) => h("button", { class: "primary",
       onclick: () => onDecision(decision) }, decision === "take deck" ? "Take the top card of the deck" : `Take ${cardLabel(decision.slice(5))}`));
-    handPanel = panel("Your hand", h("ul", { class: "cards", "aria-label": "your hand" }, handButtons),
+    handPanel = panel("Your hand", h("ul", { class: "cards", "aria-label": "your hand", tabindex: "-1" }, handButtons),
       others.length ? h("div", { class: "row" }, others) : null,
       h("h3", {}, "Your followers"), cards(you.follower_pile, "your followers"),
       you.peek ? h("p", {}, `You saw the top of the draw pile: ${cardLabel(you.peek.card)}`) : null);
   }
-  // Your hand first after the round (on a phone: without scrolling), then the others.
-  const parts = [h("div", { class: "table-grid" }, roundPanel, handPanel), h("div", { class: "table-grid" }, seatsPanel, factionsPanel)];
-  parts.push(panel("Score piles", view.seats.map((s) => [h("h3", {}, seatName(view, s.seat)), cards(table.score_piles[s.seat], `score pile of seat ${s.seat}`)])));
+  // Your hand first after the round (on a phone: without scrolling), then the others;
+  // once the game is over, no round and no hand.
+  const over = view.status === "finished" || view.status === "aborted";
+  const parts = [over ? null : h("div", { class: "table-grid" }, roundPanel, handPanel), h("div", { class: "table-grid" }, seatsPanel, factionsPanel)];
+  parts.push(panel("Score piles", view.seats.map((s) => [h("h3", {}, seatName(view, s.seat)), cards(table.score_piles[s.seat], `score pile of seat ${s.seat}`),
+    table.gnomes_in_front[s.seat].length ? [h("p", {}, "Gnomes in front:"), cards(table.gnomes_in_front[s.seat], `gnomes in front of seat ${s.seat}`)] : null]),
+  table.trolls_aside.length ? [h("h3", {}, "Trolls set aside"), cards(table.trolls_aside, "trolls set aside")] : null));
   const recent = table.rounds.slice(-3).reverse().map((round) => h("li", {},
     `Phase ${round.phase} round ${round.number + 1}: `, round.plays.map((p) => `${seatName(view, p.seat)} ${cardLabel(p.card)}`).join(", "),
     ` — won by ${seatName(view, round.winner)}`));
@@ -178,8 +194,8 @@ function endView(view) {
     lines.push(h("table", {}, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Faction"), h("th", { scope: "col" }, "Won by"))),
       h("tbody", {}, Object.entries(view.result.faction_winners).map(([f, side]) => h("tr", {},
         h("td", {}, factionName(f)), h("td", {}, side == null ? "nobody" : sideName(view, side)))))));
-    lines.push(h("p", {}, "Factions won, cards, values per side: ",
-      view.result.side_keys.map((key, side) => `${sideName(view, side)}: ${key.join(" / ")}`).join("; ")));
+    lines.push(h("table", { "aria-label": "scoring by side" }, h("thead", {}, h("tr", {}, ["Side", "Factions won", "Their cards", "Their values"].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, view.result.side_keys.map((key, side) => h("tr", {}, h("td", {}, sideName(view, side)), key.map((n) => h("td", {}, n)))))));
   }
   if (view.ratings) {
     lines.push(h("ul", { "aria-label": "rating changes" }, view.ratings.map((r) => h("li", {},
@@ -212,7 +228,8 @@ async function lobbyPage() {
           h("td", {}, g.factions.map(factionName).join(", ")),
           h("td", {}, g.seats.map((s) => (s.kind === "ai" ? `AI ${s.level}` : s.name ?? "open seat")).join(", ")),
           h("td", {}, status === "finished" ? h("a", { href: `/replay/${g.game_id}` }, "Replay")
-            : h("a", { href: `/play/${g.game_id}` }, status === "open" ? "Look" : "Watch")))))));
+            : status === "open" && g.public ? g.open_seats.map((seat) => [h("a", { href: `/play/${g.game_id}?seat=${seat}` }, `Join seat ${seat}`), " "])
+              : h("a", { href: `/play/${g.game_id}` }, status === "open" ? "Look" : "Watch")))))));
     } catch (error) { section.append(failure(error)); }
   }
 }
@@ -228,6 +245,7 @@ async function newGamePage() {
   const policy = h("select", { id: "policy" }, [["ai:greedy", "an AI (greedy) makes that move"], ["takeover:greedy", "an AI plays the seat until its player returns"], ["forfeit", "the seat loses"]]
     .map(([value, text]) => h("option", { value }, text)));
   const rated = h("input", { type: "checkbox", id: "rated" });
+  const open = h("input", { type: "checkbox", id: "public" });
   const result = h("div", { "aria-live": "polite" });
   function redraw() {
     const n = +players.value;
@@ -247,18 +265,29 @@ async function newGamePage() {
   redraw();
   form.append(h("label", {}, "Players: ", players), h("label", {}, `Deck (the rules' legal sets of factions): `, deck), seatsBox,
     h("label", {}, "Time per move: ", limit), h("label", {}, "When it runs out: ", policy),
+    h("label", {}, open, " open to anybody: the lobby offers its seats, no invite needed"),
     h("label", {}, rated, " rated (every person's seat is for a registered player: see Inbox)"),
     h("button", { class: "primary", type: "submit" }, "Create the game"));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const n = +players.value;
-    const body = { players: n, rated: rated.checked,
+    const body = { players: n, rated: rated.checked, public: open.checked,
       seats: Array.from({ length: n }, (_, seat) => { const v = form.querySelector(`#seat-${seat}`).value; return v === "human" ? { kind: "human" } : { kind: "ai", level: v.slice(3) }; }),
       factions: deck.value.includes(",") ? deck.value.split(",") : deck.value, timeout_policy: policy.value };
     if (limit.value) body.move_time_limit = +limit.value;
+    const submit = form.querySelector("button[type=submit]");
+    submit.disabled = true;  // one game per press
     try {
       const game = await api("POST", "/games", { body });
       const links = game.invites.map(({ seat, invite }) => ({ seat, url: `${location.origin}/play/${game.game_id}?seat=${seat}#invite=${encodeURIComponent(invite)}` }));
+      if (open.checked) {
+        const people = body.seats.map((seat, n) => (seat.kind === "human" ? n : null)).filter((n) => n != null);
+        result.replaceChildren(h("section", { class: "notice", "aria-labelledby": "invites" }, h("h2", { id: "invites" }, `Game ${game.game_id} created`),
+          h("p", {}, "It is open to anybody: the lobby offers its seats until they are taken."),
+          h("ul", {}, people.map((seat) => h("li", {}, h("a", { href: `/play/${game.game_id}?seat=${seat}`, class: "take-seat" }, `Take seat ${seat} here`))))));
+        result.querySelector("a")?.focus();
+        return;
+      }
       result.replaceChildren(h("section", { class: "notice", "aria-labelledby": "invites" }, h("h2", { id: "invites" }, `Game ${game.game_id} created`),
         h("p", {}, "Each link below takes one seat. Send it to that person (the code after # never reaches a server log); it is shown only now."),
         h("ul", {}, links.map(({ seat, url }) => h("li", {}, `Seat ${seat}: `,
@@ -266,7 +295,10 @@ async function newGamePage() {
           h("a", { href: url, class: "take-seat" }, `Take seat ${seat} here`)))),
         links.length === 0 ? h("p", {}, h("a", { href: `/play/${game.game_id}` }, "Watch it")) : null));
       result.querySelector("input, a")?.focus();
-    } catch (error) { result.replaceChildren(failure(error)); }
+    } catch (error) {
+      result.replaceChildren(failure(error));
+      submit.disabled = false;
+    }
   });
   show(h("h1", {}, "New game"), form, result);
 }
@@ -278,7 +310,7 @@ async function joinPage(gameId, seat, invite) {
   const asPlayer = me ? h("input", { type: "checkbox", id: "as-player", checked: true }) : null;
   const note = h("div", { "aria-live": "polite" });
   const form = h("form", { "aria-label": "take the seat" },
-    h("p", {}, `Game ${gameId}: ${view.players} players, factions ${view.factions.map(factionName).join(", ")}${view.rated ? ", rated" : ""}. You are invited to seat ${seat}.`),
+    h("p", {}, `Game ${gameId}: ${view.players} players, factions ${view.factions.map(factionName).join(", ")}${view.rated ? ", rated" : ""}. ${invite ? "You are invited to" : "Take"} seat ${seat}.`),
     h("label", {}, "Your name: ", name),
     asPlayer ? h("label", {}, asPlayer, ` as my registered player ${me.name} (the game goes to my inbox)`) : null,
     h("button", { class: "primary", type: "submit" }, "Take the seat"), note);
@@ -286,7 +318,7 @@ async function joinPage(gameId, seat, invite) {
     event.preventDefault();
     try {
       const joined = await api("POST", `/games/${gameId}/seats/${seat}`, {
-        body: { invite, ...(name.value ? { name: name.value } : {}) }, credential: asPlayer?.checked ? me.key : null });
+        body: { ...(invite ? { invite } : {}), ...(name.value ? { name: name.value } : {}) }, credential: asPlayer?.checked ? me.key : null });
       keepSeat(gameId, seat, joined.token);
       history.replaceState(null, "", `/play/${gameId}`);
       playPage(gameId);
@@ -303,7 +335,7 @@ function idempotencyKey() {
 async function playPage(gameId) {
   const params = new URLSearchParams(location.search);
   const invite = new URLSearchParams(location.hash.slice(1)).get("invite");
-  if (invite && params.has("seat") && !seats()[gameId]) return joinPage(gameId, +params.get("seat"), invite);
+  if (params.has("seat") && !seats()[gameId]) return joinPage(gameId, +params.get("seat"), invite);
   if (invite || params.has("seat")) history.replaceState(null, "", `/play/${gameId}`);
   let credential = seats()[gameId]?.token ?? player()?.key ?? null;
   let view = null;
@@ -328,7 +360,7 @@ async function playPage(gameId) {
       const moved = await api("POST", `/games/${gameId}/moves`, { body: { move: decision, expected_version: view.version },
         credential, headers: { "Idempotency-Key": idempotencyKey() } });
       view = moved.view;
-      say(`You: ${decision}`);
+      say(`You ${decisionText(decision)}.`);
       draw();
     } catch (error) {
       say(problemText(error));
@@ -340,7 +372,8 @@ async function playPage(gameId) {
   }
   function tick() {
     if (!view?.deadline_at || view.status === "finished" || view.status === "aborted") { countdown.textContent = ""; return; }
-    countdown.textContent = ` · ${duration((Date.parse(view.deadline_at) - Date.now()) / 1000)} left`;
+    const left = duration((Date.parse(view.deadline_at) - Date.now()) / 1000);
+    countdown.textContent = view.status === "open" ? ` · its seats stay open ${left} more` : ` · ${left} left`;
   }
   function draw() {
     const focused = document.activeElement?.getAttribute("aria-label");
@@ -360,7 +393,11 @@ async function playPage(gameId) {
       endView(view), tableView(view, { onDecision: !over && toAct === you?.seat ? decide : null }),
       h("div", { class: "row" }, actions));
     tick();
-    if (focused) main.querySelector(`[aria-label="${CSS.escape(focused)}"]:not(:disabled)`)?.focus();
+    const again = focused && main.querySelector(`[aria-label="${CSS.escape(focused)}"]:not(:disabled)`);
+    if (again) again.focus();
+    else if (focused?.startsWith("Play ")) {  // the card played is gone: stay in the hand
+      (main.querySelector("ul[aria-label='your hand'] button:not(:disabled)") ?? main.querySelector("ul[aria-label='your hand']"))?.focus();
+    }
     if (over && source) { source.close(); source = null; }
   }
   async function rematch() {
@@ -391,6 +428,8 @@ async function replayPage(gameId) {
   const label = h("output", { for: "step", id: "step-label" });
   const body = h("div", { id: "replay-step" });
   const auditBox = h("div", { id: "audit" });
+  const previous = h("button", { onclick: () => go(current - 1), "aria-label": "previous step" }, "◀ Previous");
+  const next = h("button", { onclick: () => go(current + 1), "aria-label": "next step" }, "Next ▶");
   let current = -1;
   async function go(step) {
     step = Math.max(0, Math.min(last, step));
@@ -398,11 +437,13 @@ async function replayPage(gameId) {
     current = step;
     slider.value = step;
     label.textContent = `step ${step} of ${last}`;
+    previous.disabled = step === 0;
+    next.disabled = step === last;
     try {
       const shown = await api("GET", `/games/${gameId}/replay/${step}`);
       if (+slider.value !== step) return;  // moved on meanwhile
-      body.replaceChildren(panel("This step", h("ul", { id: "account" }, shown.account.map((line) => h("li", {}, line)))),
-        endView(shown.view), ...tableView(shown.view));
+      body.replaceChildren(...[panel("This step", h("ul", { id: "account" }, shown.account.map((line) => h("li", {}, readable(line, shown.view))))),
+        endView(shown.view), ...tableView(shown.view)].filter(Boolean));
     } catch (error) { body.replaceChildren(failure(error)); }
   }
   slider.addEventListener("input", () => go(+slider.value));
@@ -414,8 +455,7 @@ async function replayPage(gameId) {
   show(h("h1", {}, `Replay of game ${gameId}`),
     h("p", {}, game.status === "running" ? "The game goes on: this is what the public has seen up to now." : `The game is ${game.status}.`),
     h("div", { class: "replay-controls", role: "group", "aria-label": "replay controls" },
-      h("button", { onclick: () => go(current - 1), "aria-label": "previous step" }, "◀ Previous"), slider,
-      h("button", { onclick: () => go(current + 1), "aria-label": "next step" }, "Next ▶"), label),
+      previous, slider, next, label),
     h("p", { class: "muted" }, "Arrow keys step back and forth."), body, auditBox);
   await go(last);
   if (game.status === "finished" || game.status === "aborted") auditBox.replaceChildren(await auditPanel(gameId));
@@ -477,14 +517,14 @@ async function inboxPage() {
         h("td", {}, g.your_turn ? h("strong", {}, "your turn") : ""), h("td", {}, g.last),
         h("td", {}, g.seconds_left != null ? `${duration(g.seconds_left)} left` : ""))))) : h("p", {}, "No games yet."));
   } catch (error) { main.append(failure(error)); }
-  main.append(h("p", {}, h("a", { href: `/ratings#${me.id}` }, "Your ratings"), " · ",
+  main.append(h("p", {}, h("a", { href: "/leaderboard" }, "Ratings"), " · ",
     h("button", { onclick: () => { if (confirm("Forget your player key in this browser? Without it you cannot open this inbox again.")) { save("claim.player", null); inboxPage(); } } }, "Forget me in this browser")));
 }
 
 async function ratingsPage() {
   const n = +(new URLSearchParams(location.search).get("players") || 2);
   show(h("h1", {}, `Ratings, ${n} players`), h("nav", { "aria-label": "player counts", class: "row" },
-    [2, 3, 4].map((k) => h("a", { href: `/ratings?players=${k}`, "aria-current": k === n ? "page" : null }, `${k} players`))));
+    [2, 3, 4].map((k) => h("a", { href: `/leaderboard?players=${k}`, "aria-current": k === n ? "page" : null }, `${k} players`))));
   try {
     const board = await api("GET", `/ratings?players=${n}&limit=100`);
     main.append(board.standings.length ? h("table", {}, h("thead", {}, h("tr", {}, ["#", "Who", "Rating", "±", "Games"].map((t) => h("th", { scope: "col" }, t)))),
@@ -495,7 +535,7 @@ async function ratingsPage() {
 
 const ROUTES = [
   [/^\/$/, lobbyPage], [/^\/new$/, newGamePage], [/^\/play\/([^/]+)$/, playPage],
-  [/^\/replay\/([^/]+)$/, replayPage], [/^\/inbox$/, inboxPage], [/^\/ratings$/, ratingsPage],
+  [/^\/replay\/([^/]+)$/, replayPage], [/^\/inbox$/, inboxPage], [/^\/leaderboard$/, ratingsPage],
 ];
 for (const [pattern, page] of ROUTES) {
   const match = location.pathname.match(pattern);
