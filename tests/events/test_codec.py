@@ -4,6 +4,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from marshmallow import ValidationError
 
 from service.domain import Decision
@@ -16,7 +18,15 @@ from service.events import (
     SeatSpec,
     TurnTimedOut,
 )
-from service.events.codec import EVENT_TYPES, decode, encode
+from service.events.codec import (
+    BY_NAME,
+    EVENT_TYPES,
+    FAST,
+    _game_created_v1,
+    _game_created_v2,
+    decode,
+    encode,
+)
 from tests.events.factories import TOKEN_HASH, a_creation
 
 EXAMPLES = [
@@ -160,3 +170,59 @@ def test_a_deck_that_is_not_a_list_of_cards_is_refused(deck):
     with pytest.raises(ValidationError) as error:
         decode("GameCreated", 1, _created_data(deck=deck))
     assert "deck" in error.value.messages
+
+
+def _stored(event) -> tuple[str, dict]:
+    name, _, data = encode(event)
+    return name, json.loads(data)
+
+
+@pytest.mark.parametrize("event", EXAMPLES, ids=lambda event: type(event).__name__)
+def test_the_fast_path_reads_every_example_as_the_schema_does(event):
+    name, fields = _stored(event)
+    fast = FAST[name](fields)
+    assert fast is not None, "read by the schema only: the fast path missed it"
+    assert fast == BY_NAME[name].schema.load(fields) == event
+
+
+def test_old_versions_are_upcast_then_read_by_the_fast_path():
+    creation = a_creation(players=2, move_time_limit=60)
+    name, fields = _stored(creation)
+    del fields["timeout_policy"], fields["join_time_limit"], fields["rated"]
+    upcast = _game_created_v2(_game_created_v1(fields))
+    assert FAST[name](upcast) == replace(creation, timeout_policy="ai:greedy", join_time_limit=None)
+
+
+ODD_VALUES = [
+    True, False, 0, 1, 3, 4, -1, 1.0, 17.5, 2**40, "", " ", "x" * 65, "x" * 501, None, [], {},
+    "play GO3", "take deck", "play  GO3", "ai:greedy", "forfeit", "human", "ai", "expert",
+    "ab" * 32, "AB" * 32, "ab" * 32 + "\n", "GO3", ["GO3"], {"kind": "human"},
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    example=st.sampled_from(EXAMPLES),
+    changes=st.lists(
+        st.tuples(st.integers(0, 20), st.sampled_from(["set", "drop", "add"]), st.integers(0, 30)),
+        max_size=3,
+    ),
+)
+def test_the_fast_path_never_reads_what_the_schema_refuses_or_reads_otherwise(example, changes):
+    name, fields = _stored(example)
+    for at, how, value in changes:
+        target = fields
+        if at % 3 == 0 and isinstance(fields.get("settings"), dict):
+            target = fields["settings"]  # the nested settings too
+        keys = sorted(target)
+        key = keys[at % len(keys)] if keys else "seat"
+        if how == "set":
+            target[key] = ODD_VALUES[value]
+        elif how == "drop":
+            target.pop(key, None)
+        else:
+            target[f"unknown{value}"] = ODD_VALUES[value]
+    fast = FAST[name](fields)
+    if fast is None:
+        return  # the schema has the last word
+    assert fast == BY_NAME[name].schema.load(fields)
