@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/ladder.py --players 2 --pairing greedy:random --games 400
     .venv/bin/python bench/ladder.py --players 3 --pairing expert:greedy --games 150
+    .venv/bin/python bench/ladder.py --pairing expert:greedy --expert-seconds 0.25
 
 A pairing `a:b` seats one `a` (the first side with 4 players: seats 0 and 2) against
 `b` in every other seat. Each deal is played once per seat rotation (twice with 2 or 4
@@ -24,6 +25,7 @@ from multiprocessing import Pool
 
 from tqdm import tqdm
 
+from service.ai import Budget, Expert
 from service.domain import (
     Settings,
     apply,
@@ -39,10 +41,10 @@ from service.games.turns import PLAYERS
 LEVELS = tuple(PLAYERS)
 
 
-def play_deal(task: tuple[int, str, str, int, int]) -> tuple[str, list[float], dict]:
+def play_deal(task: tuple[int, str, str, int, int, float | None]) -> tuple[str, list[float], dict]:
     """Play one deal in every seat rotation: the pairing, the `a` side's score in each
     game (1 win, 1/2 draw, 0 loss), and each level's seconds per decision."""
-    seed, hero, rival, players, deal = task
+    seed, hero, rival, players, deal, expert_seconds = task
     rng = random.Random(f"{seed}:{players}:{deal}")
     settings = Settings(players, random_factions(players, rng), rng.randrange(players))
     deck = shuffled_deck(settings.factions, rng)
@@ -58,7 +60,7 @@ def play_deal(task: tuple[int, str, str, int, int]) -> tuple[str, list[float], d
             seat = state.to_act
             view = observe(state, seat)
             start, cpu = time.perf_counter(), time.process_time()
-            decision = players_[seat](view, rngs[seat])
+            decision = decide(players_[seat], view, rngs[seat], expert_seconds)
             if len(view.legal) > 1:
                 seconds[levels[seat]].append(time.perf_counter() - start)
                 seconds[levels[seat] + " cpu"].append(time.process_time() - cpu)
@@ -66,6 +68,14 @@ def play_deal(task: tuple[int, str, str, int, int]) -> tuple[str, list[float], d
         winner = result(state).winner
         scores.append(0.5 if winner is None else float(winner == hero_side))
     return f"{hero}:{rival}", scores, dict(seconds)
+
+
+def decide(player, view, rng, expert_seconds: float | None):
+    """`player`'s decision; the expert's within `expert_seconds` (None: its fixed work
+    budget), on this process's monotonic clock, as `claim worker` gives it."""
+    if isinstance(player, Expert) and expert_seconds is not None:
+        return player(view, rng, Budget(expert_seconds, time.monotonic))
+    return player(view, rng)
 
 
 def wilson(score: float, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -94,6 +104,12 @@ def main() -> None:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument(
+        "--expert-seconds",
+        type=float,
+        default=None,
+        help="the expert's time per decision (default: its fixed work budget)",
+    )
     args = parser.parse_args()
     pairings = [p.split(":") for p in args.pairing or ["greedy:random"]]
     for pair in pairings:
@@ -101,7 +117,11 @@ def main() -> None:
             parser.error(f"a pairing is two of {', '.join(LEVELS)} joined by ':'")
     rotations = 2 if args.players == 4 else args.players
     deals = max(1, math.ceil(args.games / rotations))
-    tasks = [(args.seed, a, b, args.players, deal) for a, b in pairings for deal in range(deals)]
+    tasks = [
+        (args.seed, a, b, args.players, deal, args.expert_seconds)
+        for a, b in pairings
+        for deal in range(deals)
+    ]
     scores, seconds = defaultdict(list), defaultdict(list)
     with Pool(args.processes) as pool:
         bar = tqdm(total=len(tasks) * rotations, unit="game", file=sys.stderr)
@@ -111,7 +131,8 @@ def main() -> None:
                 seconds[level] += values
             bar.update(len(deal_scores))
         bar.close()
-    print(f"{args.players} players, seed {args.seed}")
+    budget = "fixed work" if args.expert_seconds is None else f"{args.expert_seconds} s"
+    print(f"{args.players} players, seed {args.seed}, expert's budget per decision: {budget}")
     print(f"{'pairing':<16} {'games':>6} {'a wins':>7}  95% interval")
     for pairing, values in scores.items():
         low, high = wilson(sum(values), len(values))

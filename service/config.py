@@ -41,6 +41,8 @@ class Config:
     reminder_share: float | None = 0.25  # CLAIM_REMINDER_SHARE; None (0): no reminders
     watch_cap: int = 20  # CLAIM_WATCH_CAP: live streams and long-polls open per address
     fsync: str = "always"  # CLAIM_FSYNC: the embedded Redis's appendfsync (always, everysec)
+    # CLAIM_EXPERT_SECONDS: the expert's time per decision; None (0): a fixed work budget
+    expert_seconds: float | None = 0.25
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -70,6 +72,8 @@ class Config:
             raise ConfigError(f"CLAIM_FSYNC: {self.fsync!r} is not one of {policies}")
         if self.watch_cap < 1:
             raise ConfigError(f"CLAIM_WATCH_CAP: {self.watch_cap} is not 1 or more")
+        if self.expert_seconds is not None and not 0 < self.expert_seconds <= 60:
+            raise ConfigError(f"CLAIM_EXPERT_SECONDS: {self.expert_seconds} is not in (0, 60]")
 
 
 # The environment variable of each setting read from the environment.
@@ -85,6 +89,7 @@ ENVIRONMENT = {
     "reminder_share": "CLAIM_REMINDER_SHARE",
     "watch_cap": "CLAIM_WATCH_CAP",
     "fsync": "CLAIM_FSYNC",
+    "expert_seconds": "CLAIM_EXPERT_SECONDS",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
@@ -95,12 +100,12 @@ EMPTY_MEANS_OFF = ("rate_limit",)  # an empty value of any other variable is its
 def _parse(name: str, variable: str, text: str):
     if name == "data_dir":
         return Path(text)
-    if name == "reminder_share":
+    if name in ("reminder_share", "expert_seconds"):
         try:
-            share = float(text)
+            number = float(text)
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
-        return share or None  # 0: no reminders
+        return number or None  # 0: no reminders; the expert's fixed work budget
     if name == "watch_cap":
         try:
             return int(text)

@@ -24,6 +24,7 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_REMINDER_SHARE": "0.5",
         "CLAIM_WATCH_CAP": "7",
         "CLAIM_FSYNC": "everysec",
+        "CLAIM_EXPERT_SECONDS": "0.5",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -42,6 +43,7 @@ def test_every_setting_is_read_from_its_variable():
         "https://claim.example.org",
     )
     assert (config.reminder_share, config.watch_cap, config.fsync) == (0.5, 7, "everysec")
+    assert config.expert_seconds == 0.5
 
 
 def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():
@@ -53,6 +55,10 @@ def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():
 
 def test_a_reminder_share_of_zero_turns_reminders_off():
     assert Config.from_env({"CLAIM_REMINDER_SHARE": "0"}).reminder_share is None
+
+
+def test_expert_seconds_of_zero_give_the_expert_its_fixed_work_budget():
+    assert Config.from_env({"CLAIM_EXPERT_SECONDS": "0"}).expert_seconds is None
 
 
 def test_the_command_lines_options_come_on_top():
@@ -70,6 +76,9 @@ def test_the_command_lines_options_come_on_top():
         ("CLAIM_WATCH_CAP", "many"),
         ("CLAIM_WATCH_CAP", "0"),
         ("CLAIM_FSYNC", "sometimes"),
+        ("CLAIM_EXPERT_SECONDS", "soon"),
+        ("CLAIM_EXPERT_SECONDS", "-1"),
+        ("CLAIM_EXPERT_SECONDS", "61"),
     ],
 )
 def test_an_unusable_value_is_refused_naming_its_variable(variable, value):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.domain import Decision, Observation, Settings, apply
@@ -27,17 +28,30 @@ from .rollout import rollout
 
 
 @dataclass(frozen=True, slots=True)
+class Budget:
+    """Time for one decision: `seconds` on `clock`, a clock the caller passes (the
+    AI reads none of its own), such as `time.monotonic`."""
+
+    seconds: float
+    clock: Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
 class Expert:
     """An expert player with a fixed work budget, so that its play depends on its
     inputs only: about `steps` simulated decisions per decision, and at most
-    `endgame_positions` positions to solve a 2-player phase 2 exactly."""
+    `endgame_positions` positions to solve a 2-player phase 2 exactly. Given a
+    `Budget`, it searches by time instead: each pass of the halving gets its share of
+    the seconds (at least two deals), and it answers when they are spent."""
 
     steps: int = 6_000
     endgame_positions: int = 6_000
     candidates: int = 6  # greedy's best decisions searched
     confidence: float = 1.0  # standard errors by which to beat greedy's choice
 
-    def __call__(self, observation: Observation, rng: random.Random) -> Decision:
+    def __call__(
+        self, observation: Observation, rng: random.Random, budget: Budget | None = None
+    ) -> Decision:
         """The decision with the best average outcome over the sampled deals."""
         legal = observation.legal
         if len(legal) == 1:
@@ -49,9 +63,11 @@ class Expert:
             if solution is not None:
                 return solution.decision
             return max(legal, key=lambda d: rollout(apply(state, d), side, rng))
-        return self._search(observation, rng, side)
+        return self._search(observation, rng, side, budget)
 
-    def _search(self, observation: Observation, rng: random.Random, side: int) -> Decision:
+    def _search(
+        self, observation: Observation, rng: random.Random, side: int, budget: Budget | None
+    ) -> Decision:
         """Successive halving of greedy's next best candidates against its own choice
         (the baseline, played in every deal too) on shared sampled deals; the baseline
         stays unless the best candidate beats it clearly."""
@@ -61,10 +77,13 @@ class Expert:
         passes = max(1, math.ceil(math.log2(len(rivals) + 1)))
         worlds = states(observation, rng)
         deals = 0
-        for _ in range(passes):
+        start = budget.clock() if budget else 0.0
+        for done in range(1, passes + 1):
             # Each pass spends its share of the budget on the decisions left.
+            least = deals + 2
             target = deals + max(2, self.steps // (passes * (len(rivals) + 1) * length))
-            while deals < target:
+            until = start + budget.seconds * done / passes if budget else 0.0
+            while deals < least or (budget.clock() < until if budget else deals < target):
                 world = next(worlds)
                 deals += 1
                 base = rollout(apply(world, baseline), side, rng)

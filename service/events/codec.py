@@ -328,11 +328,16 @@ def _limit(value) -> bool:
 DECISION_KEYS = frozenset({"seat", "decision"}), frozenset({"timeout_policy"})
 
 
+def _policy(value) -> bool:
+    return type(value) is str and value in POLICIES
+
+
 def _decision_made(data: dict) -> DecisionMade | None:
-    decision, policy = DECISIONS.get(data.get("decision")), data.get("timeout_policy")
-    if not (_fits(data, *DECISION_KEYS) and _seat(data["seat"]) and decision is not None):
+    if not (_fits(data, *DECISION_KEYS) and _seat(data["seat"])):
         return None
-    if policy is not None and policy not in POLICIES:
+    text, policy = data["decision"], data.get("timeout_policy")
+    decision = DECISIONS.get(text) if type(text) is str else None
+    if decision is None or not (policy is None or _policy(policy)):
         return None
     return DecisionMade(data["seat"], decision, policy)
 
@@ -362,7 +367,7 @@ def _one_seat(kind: type):
 
 def _turn_timed_out(data: dict) -> TurnTimedOut | None:
     keys = frozenset({"seat", "policy"})
-    if _fits(data, keys) and _seat(data["seat"]) and data["policy"] in POLICIES:
+    if _fits(data, keys) and _seat(data["seat"]) and _policy(data["policy"]):
         return TurnTimedOut(data["seat"], data["policy"])
     return None
 
@@ -388,9 +393,9 @@ def _spec(data) -> SeatSpec | None:
     if not (type(data) is dict and _fits(data, *SPEC_KEYS)):
         return None
     kind, level, invite_hash = data["kind"], data.get("level"), data.get("invite_hash")
-    if kind not in (HUMAN, AI) or (kind == AI) != (level is not None):
+    if type(kind) is not str or kind not in (HUMAN, AI) or (kind == AI) != (level is not None):
         return None
-    if level is not None and level not in AI_LEVELS:
+    if level is not None and not (type(level) is str and level in AI_LEVELS):
         return None
     if invite_hash is not None and not (type(invite_hash) is str and HEX64.fullmatch(invite_hash)):
         return None
@@ -410,7 +415,7 @@ def _game_created(data: dict) -> GameCreated | None:
     if not (type(settings["players"]) is int and type(settings["first_leader"]) is int):
         return None
     commitment, policy = data["commitment"], data["timeout_policy"]
-    if not (type(commitment) is str and HEX64.fullmatch(commitment) and policy in POLICIES):
+    if not (type(commitment) is str and HEX64.fullmatch(commitment) and _policy(policy)):
         return None
     move, join, rated = data.get("move_time_limit"), data["join_time_limit"], data["rated"]
     if not (_limit(move) and _limit(join) and type(rated) is bool):

@@ -160,7 +160,8 @@ class Watchers:
                     message = pubsub.get_message(ignore_subscribe_messages=True, timeout=POLL)
                     if message is not None:
                         self._announce(message["data"])
-            except (redis.RedisError, OSError, ValueError) as error:  # ValueError: closed
+            # ValueError, TypeError: its connection closed under it (by `close`)
+            except (redis.RedisError, OSError, ValueError, TypeError) as error:
                 if not self._closed.is_set():
                     log.warning("the subscription to %s failed: %s", self._channel, error)
             finally:

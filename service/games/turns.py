@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from datetime import timedelta
 
 from service import ai
@@ -31,11 +32,15 @@ PLAYERS: dict[str, ai.Player] = {
 assert tuple(PLAYERS) == AI_LEVELS, "every level a seat may name has its player"
 
 
-def decide(game: Game, seat: int, level: str) -> Decision:
+def decide(game: Game, seat: int, level: str, seconds: float | None = None) -> Decision:
     """The decision of an AI of `level` for `seat` now, from the seat's observation;
-    seeded by the turn, so that a doubled job decides the same move."""
+    seeded by the turn, so that a doubled job decides the same move. `seconds`: the
+    expert's time (None: its fixed work budget, the same move every time)."""
     rng = random.Random(f"{game.id}/{game.version}")
-    return PLAYERS[level](observe(game.state, seat), rng)
+    player, observation = PLAYERS[level], observe(game.state, seat)
+    if isinstance(player, ai.Expert) and seconds is not None:
+        return player(observation, rng, ai.Budget(seconds, time.monotonic))
+    return player(observation, rng)
 
 
 def take(claim: Claim, game_id: str, version: int) -> tuple[Event, ...]:
@@ -47,7 +52,8 @@ def take(claim: Claim, game_id: str, version: int) -> tuple[Event, ...]:
         return ()
     spec = game.seats[seat]
     policy = None if spec.kind == AI else f"{TAKEOVER}:{spec.takeover}"
-    event = DecisionMade(seat, decide(game, seat, spec.ai_level), timeout_policy=policy)
+    decision = decide(game, seat, spec.ai_level, claim.config.expert_seconds)
+    event = DecisionMade(seat, decision, timeout_policy=policy)
     event_ids = [ids.derived_id(game_id, ids.AI_TURN, str(version))]
     try:
         claim.store.append(game_id, [event], version, ids=event_ids)

@@ -164,3 +164,28 @@ def test_the_expert_plays_a_rival_of_greedys_choice_only_when_it_does_clearly_be
     monkeypatch.setattr(expert, "rollout", lambda d, _, rng: worth[d] + rng.gauss(0, 0.3))
     chosen = ai.Expert()(observe(state, state.to_act), random.Random(1))
     assert chosen == (ranked[-1] if gain > 0.1 else ranked[0])
+
+
+class Ticking:
+    """A clock that moves `tick` seconds each time it is read."""
+
+    def __init__(self, tick: float):
+        self.now, self.tick, self.reads = 0.0, tick, 0
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        self.reads += 1
+        return self.now
+
+
+def test_the_expert_on_a_time_budget_stops_when_its_clock_says_so():
+    """It reads only the clock it is given; a budget of 20 ticks ends the search after
+    about 20 reads, at least two deals per pass; a longer one searches longer."""
+    views = [v for v in observations(games=3, seed=5) if len(v.legal) > 2 and v.phase == 1]
+    expert = ai.Expert()
+    for view in views[:10]:
+        short, long = Ticking(0.01), Ticking(0.01)
+        assert expert(view, random.Random(1), ai.Budget(0.2, short)) in view.legal
+        assert expert(view, random.Random(1), ai.Budget(2.0, long)) in view.legal
+        assert 20 <= short.reads <= 20 + 3 * 6  # the halving's passes, two deals each
+        assert long.reads > 5 * short.reads
