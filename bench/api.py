@@ -272,9 +272,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(workers: int, connections: int, **settings: str):
+def serving(workers: int, connections: int, rq_worker: bool = False, **settings: str):
     """`claim serve` in a subprocess on a free port, with the environment `settings` on
-    top; stopped (and its keys deleted) after. Answers the server and its process."""
+    top (and an RQ worker beside it with `rq_worker`); stopped (and its keys deleted)
+    after. Answers the server and its process."""
     with redis_url() as url, tempfile.TemporaryDirectory(prefix="claim-bench-") as scratch:
         prefix = f"bench-{uuid.uuid4().hex[:12]}"
         env = child_environment(
@@ -283,6 +284,7 @@ def serving(workers: int, connections: int, **settings: str):
         port = free_port()
         command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
         command += ["--workers", str(workers), "--connections", str(connections)]
+        command += ["--rq-worker"] if rq_worker else []
         log = Path(scratch) / "serve.log"
         with log.open("wb") as errors:
             process = subprocess.Popen(
