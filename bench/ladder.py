@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/ladder.py --players 2 --pairing greedy:random --games 400
     .venv/bin/python bench/ladder.py --players 3 --pairing expert:greedy --games 150
-    .venv/bin/python bench/ladder.py --pairing expert:greedy --expert-seconds 0.25
+    .venv/bin/python bench/ladder.py --pairing expert:greedy --expert-seconds 0.2
 
 A pairing `a:b` seats one `a` (the first side with 4 players: seats 0 and 2) against
 `b` in every other seat. Each deal is played once per seat rotation (twice with 2 or 4

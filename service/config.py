@@ -42,7 +42,7 @@ class Config:
     watch_cap: int = 20  # CLAIM_WATCH_CAP: live streams and long-polls open per address
     fsync: str = "always"  # CLAIM_FSYNC: the embedded Redis's appendfsync (always, everysec)
     # CLAIM_EXPERT_SECONDS: the expert's time per decision; None (0): a fixed work budget
-    expert_seconds: float | None = 0.25
+    expert_seconds: float | None = 0.2
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
