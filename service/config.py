@@ -41,6 +41,7 @@ class Config:
     reminder_share: float | None = 0.25  # CLAIM_REMINDER_SHARE; None (0): no reminders
     watch_cap: int = 20  # CLAIM_WATCH_CAP: live streams and long-polls open per address
     fsync: str = "always"  # CLAIM_FSYNC: the embedded Redis's appendfsync (always, everysec)
+    replicas: int = 0  # CLAIM_REPLICAS: replicas an append must reach before it is acknowledged
     # CLAIM_EXPERT_SECONDS: the expert's time per decision; None (0): a fixed work budget
     expert_seconds: float | None = 0.2
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
@@ -72,6 +73,8 @@ class Config:
             raise ConfigError(f"CLAIM_FSYNC: {self.fsync!r} is not one of {policies}")
         if self.watch_cap < 1:
             raise ConfigError(f"CLAIM_WATCH_CAP: {self.watch_cap} is not 1 or more")
+        if self.replicas < 0:
+            raise ConfigError(f"CLAIM_REPLICAS: {self.replicas} is not 0 or more")
         if self.expert_seconds is not None and not 0 < self.expert_seconds <= 60:
             raise ConfigError(f"CLAIM_EXPERT_SECONDS: {self.expert_seconds} is not in (0, 60]")
 
@@ -89,6 +92,7 @@ ENVIRONMENT = {
     "reminder_share": "CLAIM_REMINDER_SHARE",
     "watch_cap": "CLAIM_WATCH_CAP",
     "fsync": "CLAIM_FSYNC",
+    "replicas": "CLAIM_REPLICAS",
     "expert_seconds": "CLAIM_EXPERT_SECONDS",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
@@ -106,7 +110,7 @@ def _parse(name: str, variable: str, text: str):
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
         return number or None  # 0: no reminders; the expert's fixed work budget
-    if name == "watch_cap":
+    if name in ("watch_cap", "replicas"):
         try:
             return int(text)
         except ValueError:

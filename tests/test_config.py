@@ -25,6 +25,7 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_WATCH_CAP": "7",
         "CLAIM_FSYNC": "everysec",
         "CLAIM_EXPERT_SECONDS": "0.5",
+        "CLAIM_REPLICAS": "1",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -43,7 +44,7 @@ def test_every_setting_is_read_from_its_variable():
         "https://claim.example.org",
     )
     assert (config.reminder_share, config.watch_cap, config.fsync) == (0.5, 7, "everysec")
-    assert config.expert_seconds == 0.5
+    assert (config.expert_seconds, config.replicas) == (0.5, 1)
 
 
 def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():
@@ -79,6 +80,8 @@ def test_the_command_lines_options_come_on_top():
         ("CLAIM_EXPERT_SECONDS", "soon"),
         ("CLAIM_EXPERT_SECONDS", "-1"),
         ("CLAIM_EXPERT_SECONDS", "61"),
+        ("CLAIM_REPLICAS", "two"),
+        ("CLAIM_REPLICAS", "-1"),
     ],
 )
 def test_an_unusable_value_is_refused_naming_its_variable(variable, value):

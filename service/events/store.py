@@ -35,6 +35,7 @@ from .errors import (
     InvalidEvent,
     RejectedEvent,
     StaleVersion,
+    StoreUnavailable,
     UnknownGame,
     UnknownVersion,
 )
@@ -50,6 +51,7 @@ from .model import (
 )
 
 GAME_ID = re.compile(r"^[0-9a-z]{1,40}$")
+REPLICA_WAIT_MS = 1000  # how long an append waits for its replicas (CLAIM_REPLICAS)
 
 # KEYS: stream, ids.  ARGV: expected version, "1" if the game must exist, the channel
 # of changes, the game id, then five values per event: id, type, schema version, time,
@@ -99,10 +101,12 @@ class GameStore:
         prefix: str,
         clock: Callable[[], datetime] = utc_now,
         cache_size: int = 1024,
+        replicas: int = 0,
     ):
         self._redis = client
         self._prefix = prefix
         self._clock = clock
+        self._replicas = replicas  # an append is acknowledged once on this many replicas
         self._append = client.register_script(APPEND)
         # Folded games by id. A game at a given version never changes (streams are
         # append-only), so a cached fold is never stale, only perhaps behind.
@@ -215,10 +219,12 @@ class GameStore:
             if (version := self._seen(game_id, ids, expected_version)) is not None:
                 return Appended(version, written=False)
             raise error from None
+        keys = [self._key(game_id, "events"), self._key(game_id, "ids")]
         with redis_errors():
-            reply = self._append(
-                keys=[self._key(game_id, "events"), self._key(game_id, "ids")], args=argv
-            )
+            if self._replicas:
+                reply = self._append_replicated(game_id, keys, argv)
+            else:
+                reply = self._append(keys=keys, args=argv)
         outcome, version = _text(reply[0]), int(reply[1])
         if outcome == "unknown":
             raise UnknownGame(game_id)
@@ -227,6 +233,22 @@ class GameStore:
         if outcome != "seen":
             self._remember(after)
         return Appended(version, written=outcome != "seen")
+
+    def _append_replicated(self, game_id: str, keys: list[str], argv: list) -> list:
+        """The append script, then WAIT on the same connection until `replicas`
+        replicas hold it (docs/design.md, Events). Not so within `REPLICA_WAIT_MS`:
+        StoreUnavailable; the events may be stored, and the same ids sent again answer
+        the version they ended at, once replicated."""
+        with self._redis.pipeline(transaction=False) as pipe:
+            self._append(keys=keys, args=argv, client=pipe)
+            pipe.wait(self._replicas, REPLICA_WAIT_MS)
+            reply, acknowledged = pipe.execute()
+        if acknowledged < self._replicas:
+            raise StoreUnavailable(
+                f"game {game_id}: the append reached {acknowledged} of {self._replicas}"
+                f" replicas in {REPLICA_WAIT_MS} ms; send it again (same ids)"
+            )
+        return reply
 
     def _seen(self, game_id: str, ids: Sequence[uuid.UUID], expected_version: int) -> int | None:
         """The version an earlier append of one of `ids` ended at, if there was one;

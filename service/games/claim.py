@@ -73,7 +73,7 @@ class Claim:
         """The application on `client` (default: a client of the Redis of `config`)."""
         client = client if client is not None else connect(config)
         prefix = config.prefix
-        store = GameStore(client, prefix, clock)
+        store = GameStore(client, prefix, clock, replicas=config.replicas)
         return cls(
             config=config,
             store=store,
