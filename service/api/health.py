@@ -1,5 +1,6 @@
-"""`/healthz` (is Redis there?), `/openapi.yaml` (the contract) and `/decks` (the
-rules' legal faction sets, for a client's deck picker)."""
+"""`/healthz` (is Redis there?), `/readyz` (and the job queues and their workers?),
+`/openapi.yaml` (the contract) and `/decks` (the rules' legal faction sets, for a
+client's deck picker)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from service import games
 from service.domain import PRESETS, Faction, legal_faction_sets
 
 from .games import claim
-from .problems import Blueprint
+from .problems import Blueprint, Problem
 
 blp = Blueprint("health", __name__, description="Health, the API contract and the decks")
 
@@ -25,6 +26,34 @@ def healthz():
     """`ok` when the game store answers; a store-unavailable problem when not."""
     games.health(claim())
     return {"status": "ok"}
+
+
+class ReadySchema(Schema):
+    status = fields.String(metadata={"example": "ready"})
+    store = fields.String(metadata={"enum": ["ok"]})
+    queues = fields.String(metadata={"enum": ["ok", "off"], "description": "off: no queues"})
+    workers = fields.Integer(
+        metadata={"description": "RQ workers on the AI queue with a heartbeat in the last minute"}
+    )
+
+
+@blp.route("/readyz", methods=["GET"])
+@blp.response(200, ReadySchema)
+def readyz():
+    """Ready when the game store and the job queues' Redis answer (503 when not); says
+    how many workers are alive (0: AI seats and deadlines wait for one)."""
+    state = games.readiness(claim())
+    if not state.ready:
+        down = [
+            name for name, ok in (("store", state.store), ("queues", state.queues)) if ok is False
+        ]
+        raise Problem("store-unavailable", f"not ready: {' and '.join(down)} unreachable")
+    return {
+        "status": "ready",
+        "store": "ok",
+        "queues": "off" if state.queues is None else "ok",
+        "workers": state.workers,
+    }
 
 
 @blp.route("/openapi.yaml", methods=["GET"])

@@ -83,7 +83,7 @@ from .ratings import (
     public_profile,
     rating_change,
 )
-from .server import count_request, health, lobby
+from .server import Readiness, count_request, health, lobby, readiness
 
 __all__ = [
     "AI",
@@ -133,6 +133,7 @@ __all__ = [
     "Player",
     "Profile",
     "RatingChange",
+    "Readiness",
     "Refused",
     "Rematch",
     "SeatUnavailable",
@@ -168,6 +169,7 @@ __all__ = [
     "profile",
     "public_profile",
     "rating_change",
+    "readiness",
     "rebuild",
     "register",
     "rematch",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import redis
-from rq import Queue, Retry
+from rq import Queue, Retry, Worker
 
 from service.config import DEFAULT_PREFIX
 
@@ -92,6 +92,11 @@ class Jobs:
             result_ttl=600,
         )
         return job_id
+
+    def heartbeats(self) -> list:
+        """When each RQ worker on the AI queue last said it was alive (UTC)."""
+        workers = Worker.all(connection=self.connection, queue=self.ai)
+        return [worker.last_heartbeat for worker in workers if worker.last_heartbeat]
 
     @staticmethod
     def delivery_attempt(retries_left: int | None) -> int:

@@ -1,9 +1,15 @@
-"""What concerns the server rather than one game: the lobby, whether the store answers,
-and the requests counted per client address for the API's rate limit."""
+"""What concerns the server rather than one game: the lobby, whether the store answers
+(and the job queues and their workers), and the requests counted per client address
+for the API's rate limit."""
 
 from __future__ import annotations
 
-from service.events import LobbyPage
+from dataclasses import dataclass
+from datetime import UTC, timedelta
+
+import redis
+
+from service.events import LobbyPage, StoreError
 
 from .claim import Claim
 from .errors import use_case
@@ -19,6 +25,43 @@ def lobby(claim: Claim, status: str, offset: int = 0, limit: int = 20) -> LobbyP
 def health(claim: Claim) -> None:
     """Raise StoreUnavailable unless the store answers."""
     claim.store.ping()
+
+
+ALIVE = timedelta(seconds=60)  # a worker's heartbeat this recent: it is alive
+
+
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    store: bool  # the game store answers
+    queues: bool | None  # the job queues' Redis answers; None: this process has none
+    workers: int  # RQ workers on the AI queue with a heartbeat in the last minute
+
+    @property
+    def ready(self) -> bool:
+        return self.store and self.queues is not False
+
+
+@use_case
+def readiness(claim: Claim) -> Readiness:
+    """Whether this process can serve: the store, the queues, the workers alive."""
+    try:
+        claim.store.ping()
+        store = True
+    except StoreError:
+        store = False
+    if claim.jobs is None:
+        return Readiness(store, None, 0)
+    try:
+        now = claim.clock()
+        beats = claim.jobs.heartbeats()
+    except redis.RedisError:
+        return Readiness(store, False, 0)
+    alive = [beat for beat in beats if now - _utc(beat) <= ALIVE]
+    return Readiness(store, True, len(alive))
+
+
+def _utc(moment):
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @use_case

@@ -122,6 +122,7 @@ def reads(claim):
         ("GET", "/players/ai:greedy", {}, None),
         ("GET", "/decks", {}, None),
         ("GET", "/healthz", {}, None),
+        ("GET", "/readyz", {}, None),
         ("GET", "/openapi.yaml", {}, None),
     ]
     for method, path, headers, body in (
