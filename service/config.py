@@ -31,6 +31,7 @@ class Config:
     """
 
     redis_url: str | None = None  # REDIS_URL; None: an embedded Redis in data_dir
+    queue_url: str | None = None  # CLAIM_QUEUE_URL: the job queues' Redis; None: the games'
     data_dir: Path = Path(".claim")  # CLAIM_DATA_DIR
     prefix: str = DEFAULT_PREFIX  # CLAIM_PREFIX: of every Redis key and RQ queue
     rate_limit: str = "1200 per minute"  # CLAIM_RATE_LIMIT; "": no limit
@@ -82,6 +83,7 @@ class Config:
 # The environment variable of each setting read from the environment.
 ENVIRONMENT = {
     "redis_url": "REDIS_URL",
+    "queue_url": "CLAIM_QUEUE_URL",
     "data_dir": "CLAIM_DATA_DIR",
     "prefix": "CLAIM_PREFIX",
     "rate_limit": "CLAIM_RATE_LIMIT",

@@ -14,6 +14,7 @@ def test_an_empty_environment_gives_the_defaults():
 def test_every_setting_is_read_from_its_variable():
     environ = {
         "REDIS_URL": "redis://db:6380/2",
+        "CLAIM_QUEUE_URL": "redis://queues:6379/0",
         "CLAIM_DATA_DIR": "/var/lib/claim",
         "CLAIM_PREFIX": "club",
         "CLAIM_RATE_LIMIT": "3/second",
@@ -45,6 +46,7 @@ def test_every_setting_is_read_from_its_variable():
     )
     assert (config.reminder_share, config.watch_cap, config.fsync) == (0.5, 7, "everysec")
     assert (config.expert_seconds, config.replicas) == (0.5, 1)
+    assert config.queue_url == "redis://queues:6379/0"
 
 
 def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():

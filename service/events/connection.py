@@ -18,10 +18,11 @@ from .errors import StoreUnavailable
 MAX_CONNECTIONS = 64  # per process: gevent lets many requests ask Redis at once
 
 
-def connect(config: Config) -> redis.Redis:
-    """A client of the Redis of `config`: its URL, else the embedded Redis's socket. It
-    holds at most `MAX_CONNECTIONS`, a request waiting for one when all are busy."""
-    url = config.redis_url or f"unix://{socket_of(config.data_dir)}"
+def connect(config: Config, url: str | None = None) -> redis.Redis:
+    """A client of the Redis at `url`, by default the games' of `config`: its URL, else
+    the embedded Redis's socket. It holds at most `MAX_CONNECTIONS`, a request waiting
+    for one when all are busy."""
+    url = url or config.redis_url or f"unix://{socket_of(config.data_dir)}"
     pool = redis.BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=20)
     return redis.Redis(connection_pool=pool)
 

@@ -3,7 +3,8 @@
     claim = Claim.connect(Config.from_env())            # claim serve, claim worker
     claim = Claim.connect(config, client=redis_client, clock=clock, jobs=False)  # tests
 
-The event store and each projection own their Redis keys; the job queues are RQ's.
+The event store and each projection own their Redis keys; the job queues are RQ's,
+on the Redis `CLAIM_QUEUE_URL` names when it is set.
 With `jobs=False` nothing is enqueued (the API's tests run no workers); the
 projections are written all the same.
 """
@@ -74,6 +75,7 @@ class Claim:
         client = client if client is not None else connect(config)
         prefix = config.prefix
         store = GameStore(client, prefix, clock, replicas=config.replicas)
+        queues = connect(config, config.queue_url) if config.queue_url else client
         return cls(
             config=config,
             store=store,
@@ -88,7 +90,7 @@ class Claim:
             request_counts=RequestCounts(client, prefix),
             watchers=Watchers(client, prefix, store),
             watch_leases=WatchLeases(client, prefix),
-            jobs=Jobs(client, prefix) if jobs else None,
+            jobs=Jobs(queues, prefix) if jobs else None,
             allowlist=Allowlist.parse(config.webhook_allow),
             clock=clock,
         )

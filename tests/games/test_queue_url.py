@@ -1,0 +1,45 @@
+"""`CLAIM_QUEUE_URL`: RQ's queues on a Redis of their own, the games where they were."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import redis
+
+from service.games import Claim
+from tests.games.factories import a_game
+
+
+def another_database(client: redis.Redis) -> str:
+    """The URL of database 1 of the test's Redis (the games use database 0)."""
+    where = client.connection_pool.connection_kwargs
+    if "path" in where:
+        return f"unix://{where['path']}?db=1"
+    return f"redis://{where['host']}:{where['port']}/1"
+
+
+def test_jobs_go_to_the_queue_redis_and_games_stay_in_the_store(
+    redis_client, config, clock, rq_cleanup, prefix
+):
+    url = another_database(redis_client)
+    claim = Claim.connect(replace(config, queue_url=url), client=redis_client, clock=clock)
+    queues = redis.Redis.from_url(url)
+    game = None
+    try:
+        game = a_game(claim, kinds=("random", "random"))  # an AI is to act: a job
+        queued = queues.lrange(f"rq:queue:{claim.jobs.ai.name}", 0, -1)
+        assert queued and all(job_id.startswith(b"ai-") for job_id in queued)
+        assert not redis_client.exists(f"rq:queue:{claim.jobs.ai.name}")
+        assert redis_client.exists(f"{prefix}:game:{{{game.id}}}:events")
+        assert not queues.exists(f"{prefix}:game:{{{game.id}}}:events")
+    finally:
+        doomed = [key for key in queues.scan_iter(match="rq:*") if prefix.encode() in key]
+        if game is not None:
+            doomed += list(queues.scan_iter(match=f"rq:job:ai-{game.id}-*"))
+        if doomed:
+            queues.delete(*doomed)
+        mine = [name for name in queues.smembers("rq:queues") if prefix.encode() in name]
+        if mine:
+            queues.srem("rq:queues", *mine)
+        queues.close()
+        claim.close()
