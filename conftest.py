@@ -12,6 +12,7 @@ import redis
 from service.config import Config
 from service.embedded_redis import EmbeddedRedis
 from service.events import GameStore
+from tests.rq_keys import delete_rq_keys
 
 
 @pytest.fixture(scope="session")
@@ -60,26 +61,7 @@ def rq_cleanup(redis_client, prefix):
     """Delete RQ's keys of the test's queues (named after its prefix) afterwards: its
     queues, jobs and their results, and its workers."""
     yield
-    mine = prefix.encode()
-    doomed, workers = [], []
-    for key in redis_client.scan_iter(match="rq:*"):
-        if mine in key:
-            doomed.append(key)
-        elif redis_client.type(key) == b"hash":
-            origin, queues = redis_client.hmget(key, "origin", "queues")
-            if mine in (origin or b"") + (queues or b""):
-                doomed.append(key)
-                name = key.split(b":", 2)[2]
-                doomed.append(b"rq:results:" + name)
-                if key.startswith(b"rq:worker:"):
-                    workers.append(name)
-    if doomed:
-        redis_client.delete(*doomed)
-    queues = [q for q in redis_client.smembers("rq:queues") if mine in q]
-    if queues:
-        redis_client.srem("rq:queues", *queues)
-    if workers:
-        redis_client.srem("rq:workers", *workers)
+    delete_rq_keys(redis_client, prefix)
 
 
 @pytest.fixture(autouse=True)

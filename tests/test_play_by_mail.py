@@ -20,8 +20,10 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import redis
 import requests
 
+from tests.rq_keys import delete_rq_keys
 from tests.test_serve import ROOT, delete_keys, free_port, stop, wait_for_health
 
 PATIENCE = 240  # seconds for both games to end
@@ -88,6 +90,8 @@ def served(redis_url, tmp_path):
     finally:
         stop(process)
         delete_keys(redis_url, prefix)
+        with redis.Redis.from_url(redis_url) as client:
+            delete_rq_keys(client, prefix)
 
 
 def register(url: str, receiver: Receiver, name: str) -> dict:

@@ -8,6 +8,7 @@ import redis
 
 from service.games import Claim
 from tests.games.factories import a_game
+from tests.rq_keys import delete_rq_keys
 
 
 def another_database(client: redis.Redis) -> str:
@@ -24,7 +25,6 @@ def test_jobs_go_to_the_queue_redis_and_games_stay_in_the_store(
     url = another_database(redis_client)
     claim = Claim.connect(replace(config, queue_url=url), client=redis_client, clock=clock)
     queues = redis.Redis.from_url(url)
-    game = None
     try:
         game = a_game(claim, kinds=("random", "random"))  # an AI is to act: a job
         queued = queues.lrange(f"rq:queue:{claim.jobs.ai.name}", 0, -1)
@@ -33,13 +33,6 @@ def test_jobs_go_to_the_queue_redis_and_games_stay_in_the_store(
         assert redis_client.exists(f"{prefix}:game:{{{game.id}}}:events")
         assert not queues.exists(f"{prefix}:game:{{{game.id}}}:events")
     finally:
-        doomed = [key for key in queues.scan_iter(match="rq:*") if prefix.encode() in key]
-        if game is not None:
-            doomed += list(queues.scan_iter(match=f"rq:job:ai-{game.id}-*"))
-        if doomed:
-            queues.delete(*doomed)
-        mine = [name for name in queues.smembers("rq:queues") if prefix.encode() in name]
-        if mine:
-            queues.srem("rq:queues", *mine)
+        delete_rq_keys(queues, prefix)
         queues.close()
         claim.close()
