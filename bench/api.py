@@ -35,7 +35,6 @@ import multiprocessing
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,7 +46,7 @@ from pathlib import Path
 
 import orjson
 import redis
-from common import delete_keys, random_game, redis_url
+from common import delete_keys, free_port, random_game, redis_url
 from tqdm import tqdm
 
 from service.config import Config, child_environment
@@ -263,12 +262,6 @@ def percentile(latencies: list[float], fraction: float) -> float:
         return float("nan")
     ordered = sorted(latencies)
     return 1000 * ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @contextmanager

