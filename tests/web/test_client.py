@@ -9,6 +9,7 @@ import re
 
 from playwright.sync_api import Error as PlaywrightError
 
+from service.domain import Faction
 from tests.web.conftest import PHONE, screenshot
 
 OVER = "text=The game is over."
@@ -78,7 +79,7 @@ def assert_accessible(page) -> None:
 def readable(line: str) -> str:
     """A step's account as the page words it, in a game of two random AIs."""
     line = re.sub(r"\bseat \d\b", "AI (random)", line)
-    return CARD_CODE.sub(lambda code: f"{faction_names()[code[0][:2]]} {code[0][2]}", line)
+    return CARD_CODE.sub(lambda code: f"{Faction.parse(code[0][:2]).title} {code[0][2]}", line)
 
 
 def game_id_of(page) -> str:
@@ -109,28 +110,13 @@ def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, 
     expected = "Winner: nobody" if not winners else f"Winner: {'Ann' if winners == [0] else 'AI'}"
     assert expected in result.inner_text()
     for faction, side in view["result"]["faction_winners"].items():
-        assert result.locator("tr", has_text=faction_names()[faction]).count() == 1, side
+        assert result.locator("tr", has_text=Faction.parse(faction).title).count() == 1, side
     page.click("text=Rematch")  # the next game: seats moved on by one, Ann's invite at hand
     page.wait_for_selector("text=You are invited to seat 1")
     page.fill("#name", "Ann")
     page.click("text=Take the seat")
     page.wait_for_selector("text=You are seat 1.")
     assert site.call("GET", f"/games/{game_id}")["rematch"] == game_id_of(page)
-
-
-def faction_names() -> dict[str, str]:
-    return {
-        "GO": "Goblins",
-        "KN": "Knights",
-        "UN": "Undead",
-        "DO": "Doppelgangers",
-        "DW": "Dwarves",
-        "GN": "Gnomes",
-        "GI": "Giants",
-        "DR": "Dragons",
-        "TR": "Trolls",
-        "SE": "Seers",
-    }
 
 
 def test_two_browsers_play_each_other_live_through_an_invite_and_see_nothing_hidden(new_page, site):
