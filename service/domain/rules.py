@@ -9,14 +9,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 from operator import attrgetter
 
-from .cards import CODE_ORDER, DOPPELGANGERS, SEERS, Card, Faction
+from .cards import CODE_ORDER, DOPPELGANGERS, FACTION_OF, SEERS, Card, Faction
 from .decisions import PLAY, PLAY_DECISION, TAKE_DECISION, TAKE_DECK, Decision
-from .deck import check_deck
+from .deck import HAND_SIZE, check_deck
 from .errors import GameOver, IllegalDecision, NotYourTurn
 from .powers import Table, next_leader, phase1_cards, ranking, resolve_phase2, winning_play
-from .state import DECK, DRAW, PRIZE, Acquisition, Play, RoundRecord, Settings, State, deal, untaken
+from .state import (
+    DECK,
+    DRAW,
+    PRIZE,
+    Acquisition,
+    Play,
+    RoundRecord,
+    Settings,
+    State,
+    deal,
+    side_of,
+    untaken,
+)
 
 _new_tuple = tuple.__new__
+# The seats of the other sides, by player count and seat (RULES.md 2).
+_OPPONENTS = {
+    players: tuple(
+        tuple(
+            other for other in range(players) if side_of(players, other) != side_of(players, seat)
+        )
+        for seat in range(players)
+    )
+    for players in HAND_SIZE
+}
 _HANDS = State._fields.index("hands")
 _TRICK = State._fields.index("trick")
 _TO_ACT = State._fields.index("to_act")
@@ -83,14 +105,11 @@ def playable(hand: Sequence[Card], led: Faction | None) -> tuple[Card, ...]:
     plays it or a Doppelganger; when Doppelgangers are led, a player holding one plays
     one."""
     hand = tuple(hand)
-    if led is None:
+    if led is None or led not in map(FACTION_OF, hand):
         return hand
     if led is DOPPELGANGERS:
-        return tuple(card for card in hand if card.faction is DOPPELGANGERS) or hand
-    for card in hand:
-        if card.faction is led:
-            return tuple(c for c in hand if c.faction is led or c.faction is DOPPELGANGERS)
-    return hand
+        return tuple(card for card in hand if card.faction is DOPPELGANGERS)
+    return tuple(card for card in hand if card.faction is led or card.faction is DOPPELGANGERS)
 
 
 def _may_play(hand: tuple[Card, ...], trick: tuple[Play, ...], card: Card) -> bool:
@@ -102,9 +121,11 @@ def _may_play(hand: tuple[Card, ...], trick: tuple[Play, ...], card: Card) -> bo
         return True
     led = trick[0].card.faction
     faction = card.faction
+    if faction is led:
+        return True
     if led is DOPPELGANGERS:
-        return faction is DOPPELGANGERS or all(c.faction is not DOPPELGANGERS for c in hand)
-    return faction is led or faction is DOPPELGANGERS or all(c.faction is not led for c in hand)
+        return DOPPELGANGERS not in map(FACTION_OF, hand)
+    return faction is DOPPELGANGERS or led not in map(FACTION_OF, hand)
 
 
 def _may_take(state: State, card: Card | None) -> bool:
@@ -279,23 +300,18 @@ def _acquire(draft: _Draft, card: Card, source: str) -> None:
     if source != PRIZE:
         draft.draw_pile = draft.draw_pile[1:]
     draft.takers = draft.takers[1:]
-    draft.acquired += (Acquisition(seat, card, source),)
+    draft.acquired += (_new_tuple(Acquisition, (seat, card, source)),)
 
 
 def _finish_phase2_round(draft: _Draft) -> None:
     """RULES.md 5 and 6: the winner scores the round, powers permitting."""
-    settings = draft.settings
+    players = len(draft.hands)
     winner = draft.winner = winning_play(draft.trick).seat
-    opponents = tuple(
-        seat
-        for seat in range(settings.players)
-        if settings.side_of(seat) != settings.side_of(winner)
-    )
     table = Table(draft.score_piles, draft.gnomes_in_front, draft.trolls_aside, draft.removed)
-    last = draft.round == settings.hand_size - 1
-    removed = resolve_phase2(table, draft.trick, winner, opponents, last)
-    draft.score_piles = tuple(map(tuple, table.score_piles))
-    draft.gnomes_in_front = tuple(map(tuple, table.gnomes_in_front))
+    last = draft.round == HAND_SIZE[players] - 1
+    removed = resolve_phase2(table, draft.trick, winner, _OPPONENTS[players][winner], last)
+    draft.score_piles = tuple(table.score_piles)
+    draft.gnomes_in_front = tuple(table.gnomes_in_front)
     draft.trolls_aside = tuple(table.trolls_aside)
     draft.removed = tuple(table.removed)
     _next_round(draft, removed)
@@ -303,16 +319,21 @@ def _finish_phase2_round(draft: _Draft) -> None:
 
 def _next_round(draft: _Draft, removed: tuple[Play, ...] = ()) -> None:
     """Record the finished round and start the next one, or the next phase, or end."""
-    record = RoundRecord(
-        phase=draft.phase,
-        number=draft.round,
-        leader=draft.leader,
-        plays=draft.trick,
-        winner=draft.winner,
-        prizes=draft.prizes,
-        acquired=draft.acquired,
-        peek=draft.peek,
-        removed=removed,
+    # RoundRecord(phase, number, leader, plays, winner, prizes, acquired, peek,
+    # removed) built as a plain tuple, like Play in _play: a third of the cost.
+    record = _new_tuple(
+        RoundRecord,
+        (
+            draft.phase,
+            draft.round,
+            draft.leader,
+            draft.trick,
+            draft.winner,
+            draft.prizes,
+            draft.acquired,
+            draft.peek,
+            removed,
+        ),
     )
     leader = next_leader(draft.trick, draft.winner)
     draft.rounds += (record,)

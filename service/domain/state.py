@@ -132,6 +132,8 @@ class State(NamedTuple):
 
 def untaken(prizes: tuple[Card, ...], acquired: tuple[Acquisition, ...]) -> tuple[Card, ...]:
     """The prizes that no acquisition took."""
+    if not acquired:
+        return prizes
     remaining = list(prizes)
     for acquisition in acquired:
         if acquisition.source == PRIZE:
