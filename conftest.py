@@ -1,10 +1,18 @@
 """Redis for the tests and doctests: `REDIS_URL` if set, else an embedded Redis that
 this test session starts and stops (`service.embedded_redis`). Each test gets its own key
-prefix and its keys are deleted after it."""
+prefix and its keys are deleted after it.
+
+The suites of the store, the application, the API and the workers (`ON_CLUSTER`) run
+twice: on that Redis and on a local Redis Cluster of 3 masters and 3 replicas that the
+session starts (`service.local_cluster`), their ids ending in `[single]` and
+`[cluster]`. On the cluster, RQ's queues are on the single Redis (`queue_url`). A test
+that needs a single Redis is marked `single_redis`.
+"""
 
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
 import redis
@@ -12,11 +20,37 @@ import redis
 from service.config import Config
 from service.embedded_redis import EmbeddedRedis
 from service.events import GameStore
+from service.local_cluster import LocalCluster
+from service.processes import ending_with_this_process
 from tests.rq_keys import delete_rq_keys
+
+TESTS = Path(__file__).parent / "tests"
+ON_CLUSTER = ("events", "games", "api", "workers")  # directories of TESTS
+SINGLE, CLUSTER = "single", "cluster"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "single_redis: the test needs a single Redis")
+
+
+def pytest_generate_tests(metafunc):
+    """Tests of `ON_CLUSTER` that use Redis run on both kinds of Redis."""
+    path = metafunc.definition.path
+    if (
+        "redis_url" in metafunc.fixturenames
+        and any(path.is_relative_to(TESTS / name) for name in ON_CLUSTER)
+        and metafunc.definition.get_closest_marker("single_redis") is None
+    ):
+        metafunc.parametrize("redis_kind", [SINGLE, CLUSTER], indirect=True, scope="session")
 
 
 @pytest.fixture(scope="session")
-def redis_url(tmp_path_factory) -> str:
+def redis_kind(request) -> str:
+    return getattr(request, "param", SINGLE)
+
+
+@pytest.fixture(scope="session")
+def single_redis_url(tmp_path_factory) -> str:
     url = Config.from_env().redis_url
     if url:
         yield url
@@ -27,9 +61,49 @@ def redis_url(tmp_path_factory) -> str:
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def cluster_url(tmp_path_factory) -> str:
+    cluster = LocalCluster(
+        tmp_path_factory.mktemp("cluster"), preexec_fn=ending_with_this_process()
+    )
+    with cluster:
+        yield cluster.url
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_kind, request) -> str:
+    """The URL of the test's Redis: a single one's, or a cluster node's."""
+    return request.getfixturevalue("cluster_url" if redis_kind == CLUSTER else "single_redis_url")
+
+
+@pytest.fixture(scope="session")
+def queue_url(redis_kind, request) -> str | None:
+    """`CLAIM_QUEUE_URL`: on the cluster, the single Redis; else none (the games')."""
+    return request.getfixturevalue("single_redis_url") if redis_kind == CLUSTER else None
+
+
+@pytest.fixture(scope="session")
+def new_redis_client(redis_url, redis_kind):
+    """`new_redis_client(**options)`: a client of the test's Redis, of the kind it needs
+    (redis-py's cluster client on a cluster)."""
+    kind = redis.RedisCluster if redis_kind == CLUSTER else redis.Redis
+    return lambda **options: kind.from_url(redis_url, **options)
+
+
 @pytest.fixture
-def redis_client(redis_url):
-    client = redis.Redis.from_url(redis_url)
+def redis_client(new_redis_client):
+    client = new_redis_client()
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def queue_client(redis_client, queue_url):
+    """A client of the Redis of RQ's queues."""
+    if queue_url is None:
+        yield redis_client
+        return
+    client = redis.Redis.from_url(queue_url)
     yield client
     client.close()
 
@@ -57,11 +131,11 @@ def new_store(redis_client, prefix):
 
 
 @pytest.fixture
-def rq_cleanup(redis_client, prefix):
+def rq_cleanup(queue_client, prefix):
     """Delete RQ's keys of the test's queues (named after its prefix) afterwards: its
     queues, jobs and their results, and its workers."""
     yield
-    delete_rq_keys(redis_client, prefix)
+    delete_rq_keys(queue_client, prefix)
 
 
 @pytest.fixture(autouse=True)

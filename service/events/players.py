@@ -6,6 +6,12 @@ Keys: `<prefix>:player:<id>` (a hash), `<prefix>:player-keys` (key digest -> id)
 `<prefix>:player:<id>:deliveries` (the notifications sent, newest first, capped). The
 key is shown once, at registration or rotation; only its SHA-256 is kept. The webhook
 secret signs the notifications sent to the player's URL, so it is kept as it is.
+
+The index of keys and a player's hash may be on two nodes of a cluster, so they are
+written one after the other, never in one transaction: the player's `key_hash` is the
+truth, and a key that the index maps to a player whose hash holds another opens
+nothing (`by_key`). A crash between two writes leaves at worst an entry that opens
+nothing.
 """
 
 from __future__ import annotations
@@ -102,10 +108,9 @@ class PlayerStore:
             "key_hash": digest(key),
             "created_at": player.created_at.isoformat(),
         }
-        with redis_errors(), self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(self._key(player.id), mapping=fields)
-            pipe.hset(self._keys, digest(key), player.id)
-            pipe.execute()
+        with redis_errors():  # the player first: a key that finds nobody opens nothing
+            self._redis.hset(self._key(player.id), mapping=fields)
+            self._redis.hset(self._keys, digest(key), player.id)
         return player, key
 
     def get(self, player_id: str) -> Player:
@@ -154,12 +159,10 @@ class PlayerStore:
         key = new_secret()
         with redis_errors():
             old = self._redis.hget(self._key(player_id), "key_hash")
-            with self._redis.pipeline(transaction=True) as pipe:
-                if old:
-                    pipe.hdel(self._keys, old)
-                pipe.hset(self._keys, digest(key), player_id)
-                pipe.hset(self._key(player_id), "key_hash", digest(key))
-                pipe.execute()
+            self._redis.hset(self._keys, digest(key), player_id)
+            self._redis.hset(self._key(player_id), "key_hash", digest(key))  # the switch
+            if old:
+                self._redis.hdel(self._keys, old)
         return key
 
     def log_delivery(self, player_id: str, delivery: Delivery) -> None:

@@ -13,6 +13,7 @@ writes nothing and answers the first result. Having written, it publishes
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import threading
@@ -238,11 +239,25 @@ class GameStore:
         """The append script, then WAIT on the same connection until `replicas`
         replicas hold it (docs/design.md, Events). Not so within `REPLICA_WAIT_MS`:
         StoreUnavailable; the events may be stored, and the same ids sent again answer
-        the version they ended at, once replicated."""
-        with self._redis.pipeline(transaction=False) as pipe:
-            self._append(keys=keys, args=argv, client=pipe)
-            pipe.wait(self._replicas, REPLICA_WAIT_MS)
-            reply, acknowledged = pipe.execute()
+        the version they ended at, once replicated.
+
+        On a cluster, the connection is one to the master of the game's slot (the
+        cluster client would send WAIT to every node); if that fails, the client
+        learns the cluster's slots anew, for the next try to find the master that
+        took over."""
+        client = self._redis
+        if isinstance(client, redis.RedisCluster):
+            client = client.get_redis_connection(client.get_node_from_key(keys[0]))
+        try:
+            with client.pipeline(transaction=False) as pipe:
+                self._append(keys=keys, args=argv, client=pipe)
+                pipe.wait(self._replicas, REPLICA_WAIT_MS)
+                reply, acknowledged = pipe.execute()
+        except redis.RedisError:
+            if client is not self._redis:
+                with contextlib.suppress(redis.RedisError):
+                    self._redis.nodes_manager.initialize()
+            raise
         if acknowledged < self._replicas:
             raise StoreUnavailable(
                 f"game {game_id}: the append reached {acknowledged} of {self._replicas}"

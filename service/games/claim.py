@@ -4,7 +4,8 @@
     claim = Claim.connect(config, client=redis_client, clock=clock, jobs=False)  # tests
 
 The event store and each projection own their Redis keys; the job queues are RQ's,
-on the Redis `CLAIM_QUEUE_URL` names when it is set.
+on the Redis `CLAIM_QUEUE_URL` names when it is set (required when the games' Redis is
+a cluster, which RQ does not support).
 With `jobs=False` nothing is enqueued (the API's tests run no workers); the
 projections are written all the same.
 """
@@ -17,7 +18,7 @@ from datetime import datetime
 
 import redis
 
-from service.config import Config
+from service.config import Config, ConfigError
 from service.events import (
     AiTurns,
     GameStore,
@@ -75,7 +76,6 @@ class Claim:
         client = client if client is not None else connect(config)
         prefix = config.prefix
         store = GameStore(client, prefix, clock, replicas=config.replicas)
-        queues = connect(config, config.queue_url) if config.queue_url else client
         return cls(
             config=config,
             store=store,
@@ -90,7 +90,7 @@ class Claim:
             request_counts=RequestCounts(client, prefix),
             watchers=Watchers(client, prefix, store),
             watch_leases=WatchLeases(client, prefix),
-            jobs=Jobs(queues, prefix) if jobs else None,
+            jobs=Jobs(queues(config, client), prefix) if jobs else None,
             allowlist=Allowlist.parse(config.webhook_allow),
             clock=clock,
         )
@@ -102,3 +102,16 @@ class Claim:
     def timers(self, kind: str) -> Timers:
         """The timers of `kind`: `deadlines` or `reminders`."""
         return {DEADLINES: self.deadlines, REMINDERS: self.reminders}[kind]
+
+
+def queues(config: Config, games: redis.Redis | redis.RedisCluster) -> redis.Redis:
+    """The Redis of the job queues: `CLAIM_QUEUE_URL`'s, else the games' unless that
+    is a cluster (RQ does not support one)."""
+    if not config.queue_url:
+        if isinstance(games, redis.RedisCluster):
+            raise ConfigError("CLAIM_QUEUE_URL is required: the games' Redis is a cluster")
+        return games
+    client = connect(config, config.queue_url)
+    if isinstance(client, redis.RedisCluster):
+        raise ConfigError(f"CLAIM_QUEUE_URL: {config.queue_url} is a cluster's node")
+    return client

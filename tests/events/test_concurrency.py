@@ -15,7 +15,6 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
 import pytest
-import redis
 
 from service.events import DecisionMade, Game, GameStore, StaleVersion, Watchers, fold
 from tests.events.factories import a_move, ids_key, new_game, stream_key
@@ -73,9 +72,9 @@ def _run_writers(writer: Callable[[int], list[Attempt]], barrier: threading.Barr
 
 
 @contextmanager
-def _own_store(redis_url: str, prefix: str, **options) -> Iterator[GameStore]:
+def _own_store(new_redis_client, prefix: str) -> Iterator[GameStore]:
     """A store on a client of its own, closed after the block."""
-    client = redis.Redis.from_url(redis_url, **options)
+    client = new_redis_client()
     try:
         yield GameStore(client, prefix)
     finally:
@@ -83,7 +82,7 @@ def _own_store(redis_url: str, prefix: str, **options) -> Iterator[GameStore]:
 
 
 def _race_in_rounds(
-    redis_url: str,
+    new_redis_client,
     prefix: str,
     game_id: str,
     choose: Callable[[int, Game], tuple[uuid.UUID, DecisionMade]],
@@ -94,7 +93,7 @@ def _race_in_rounds(
 
     def writer(number: int) -> list[Attempt]:
         attempts = []
-        with _own_store(redis_url, prefix) as store:
+        with _own_store(new_redis_client, prefix) as store:
             while True:
                 barrier.wait()  # the last round's appends are all done
                 game = store.load(game_id)
@@ -145,7 +144,7 @@ def _check_the_stream_holds_exactly_the_accepted(redis_client, prefix, game_id, 
 
 
 def test_racing_writers_append_one_after_another_and_the_others_conflict(
-    redis_url, redis_client, prefix, store
+    new_redis_client, redis_client, prefix, store
 ):
     game = new_game(store, players=2, seed=5)
     rngs = [random.Random(number) for number in range(WRITERS)]
@@ -153,7 +152,7 @@ def test_racing_writers_append_one_after_another_and_the_others_conflict(
     def choose(writer: int, game: Game) -> tuple[uuid.UUID, DecisionMade]:
         return uuid.uuid4(), a_move(game.state, rngs[writer])
 
-    attempts = _race_in_rounds(redis_url, prefix, game.id, choose)
+    attempts = _race_in_rounds(new_redis_client, prefix, game.id, choose)
 
     _check_the_stream_holds_exactly_the_accepted(redis_client, prefix, game.id, attempts)
     last = store.version(game.id)
@@ -168,7 +167,7 @@ def test_racing_writers_append_one_after_another_and_the_others_conflict(
 
 
 def test_writers_sending_one_event_id_at_once_all_get_the_version_it_was_written_at(
-    redis_url, redis_client, prefix, store
+    new_redis_client, redis_client, prefix, store
 ):
     game = new_game(store, players=3, seed=6)
     group_size = 4  # writers 0-3 send one event id, 4-7 another, ...
@@ -178,7 +177,7 @@ def test_writers_sending_one_event_id_at_once_all_get_the_version_it_was_written
         name = f"{game.id} {game.version} {group}"
         return uuid.uuid5(uuid.NAMESPACE_URL, name), a_move(game.state, random.Random(name))
 
-    attempts = _race_in_rounds(redis_url, prefix, game.id, choose)
+    attempts = _race_in_rounds(new_redis_client, prefix, game.id, choose)
 
     _check_the_stream_holds_exactly_the_accepted(redis_client, prefix, game.id, attempts)
     last = store.version(game.id)
@@ -196,7 +195,7 @@ def test_writers_sending_one_event_id_at_once_all_get_the_version_it_was_written
 
 @pytest.mark.parametrize("shared", [False, True], ids=["a-store-each", "one-shared-store"])
 def test_writers_appending_freely_each_resend_their_event_and_nothing_is_written_twice(
-    redis_url, redis_client, prefix, store, shared
+    new_redis_client, redis_client, prefix, store, shared
 ):
     game = new_game(store, players=4, seed=7)
     barrier = threading.Barrier(WRITERS, timeout=BARRIER_TIMEOUT)
@@ -204,7 +203,7 @@ def test_writers_appending_freely_each_resend_their_event_and_nothing_is_written
     def writer(number: int) -> list[Attempt]:
         rng = random.Random(number)
         attempts = []
-        with nullcontext(store) if shared else _own_store(redis_url, prefix) as own:
+        with nullcontext(store) if shared else _own_store(new_redis_client, prefix) as own:
             barrier.wait()
             while (current := own.load(game.id)).state.to_act is not None:
                 attempt = Attempt(number, uuid.uuid4(), a_move(current.state, rng), current.version)
@@ -226,10 +225,10 @@ def test_writers_appending_freely_each_resend_their_event_and_nothing_is_written
 
 
 def test_a_watcher_outlasting_its_clients_socket_timeout_is_woken_by_an_append(
-    redis_url, prefix, store
+    new_redis_client, prefix, store
 ):
     game = new_game(store)
-    client = redis.Redis.from_url(redis_url, socket_timeout=1.5)
+    client = new_redis_client(socket_timeout=1.5)
     watchers = Watchers(client, prefix, GameStore(client, prefix))
     try:
         assert watchers.ready(10)

@@ -8,7 +8,6 @@ import math
 import threading
 
 import pytest
-import redis
 
 from service.events import RatedResult, Rating, Ratings, ai_entity
 from service.events.ratings import DAY, MODEL, PROVISIONAL_SIGMA, rate
@@ -216,17 +215,21 @@ def test_player_counts_are_rated_apart(ratings):
     assert [p.result.game_id for p in ratings.history("ann", 10)] == ["three", "duel"]
 
 
-def test_results_recorded_and_applied_by_racing_processes_fold_in_order(redis_client, prefix):
+def test_results_recorded_and_applied_by_racing_processes_fold_in_order(
+    redis_client, new_redis_client, prefix
+):
     """Eight threads, each with its own connection, record results out of order and
     catch up at once (on the real Redis: WATCH/MULTI under contention)."""
     season = a_season(48)
     shuffled = season[::-1]
 
     def racer(n: int) -> None:
-        mine = Ratings(redis.Redis(connection_pool=redis_client.connection_pool), prefix)
+        client = new_redis_client()
+        mine = Ratings(client, prefix)
         for result in shuffled[n::8]:
             mine.record(result)
             mine.catch_up(2)
+        client.close()
 
     threads = [threading.Thread(target=racer, args=(n,)) for n in range(8)]
     for thread in threads:

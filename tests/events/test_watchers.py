@@ -17,9 +17,9 @@ READY = 10  # seconds for the listener to subscribe, or a waiter to be woken
 
 
 @pytest.fixture
-def client(redis_url, prefix):
+def client(new_redis_client, prefix):
     """A client of its own, named, so that a test can cut its subscription."""
-    client = redis.Redis.from_url(redis_url, client_name=f"{prefix}-watchers")
+    client = new_redis_client(client_name=f"{prefix}-watchers")
     yield client
     client.close()
 
@@ -51,11 +51,16 @@ def _until(condition, what: str):
         time.sleep(0.01)
 
 
-def _listener(client, prefix) -> int | None:
-    """The id of the watchers' subscribed connection."""
-    for entry in client.client_list():
-        if entry["name"] == f"{prefix}-watchers" and "P" in entry["flags"]:
-            return entry["id"]
+def _listener(client, prefix) -> tuple[redis.Redis, int] | None:
+    """The watchers' subscribed connection: its server (a node, on a cluster) and id."""
+    if isinstance(client, redis.RedisCluster):
+        servers = [client.get_redis_connection(node) for node in client.get_nodes()]
+    else:
+        servers = [client]
+    for server in servers:
+        for entry in server.client_list():
+            if entry["name"] == f"{prefix}-watchers" and "P" in entry["flags"]:
+                return server, entry["id"]
     return None
 
 
@@ -117,11 +122,11 @@ def test_a_lost_subscription_wakes_every_waiter_to_look_again(watchers, store, c
     game = new_game(store)
     with watchers.watching(game.id) as waiter:
         _quiet(waiter)
-        lost = _listener(client, prefix)
-        client.client_kill_filter(_id=lost)
+        server, lost = lost_listener = _listener(client, prefix)
+        server.client_kill_filter(_id=lost)
         assert waiter.wait(READY)  # nothing changed, but a change might have been missed
         assert waiter.game().version == 1
-        _until(lambda: _listener(client, prefix) not in (None, lost), "a new subscription")
+        _until(lambda: _listener(client, prefix) not in (None, lost_listener), "a new subscription")
         _until(lambda: watchers.ready(0), "the listener")
         _quiet(waiter)
         store.append(game.id, [a_move(game.state)], 1)

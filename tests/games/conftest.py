@@ -29,8 +29,8 @@ def clock():
 
 
 @pytest.fixture
-def config(prefix):
-    return Config(prefix=prefix, rate_limit="", webhook_allow="127.0.0.0/8")
+def config(prefix, queue_url):
+    return Config(prefix=prefix, queue_url=queue_url, rate_limit="", webhook_allow="127.0.0.0/8")
 
 
 @pytest.fixture

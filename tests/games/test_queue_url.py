@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 import redis
 
+from service.config import Config, ConfigError
 from service.games import Claim
 from tests.games.factories import a_game
 from tests.rq_keys import delete_rq_keys
@@ -20,9 +22,9 @@ def another_database(client: redis.Redis) -> str:
 
 
 def test_jobs_go_to_the_queue_redis_and_games_stay_in_the_store(
-    redis_client, config, clock, rq_cleanup, prefix
+    redis_client, queue_url, config, clock, rq_cleanup, prefix
 ):
-    url = another_database(redis_client)
+    url = queue_url or another_database(redis_client)  # on a cluster, the queues' own
     claim = Claim.connect(replace(config, queue_url=url), client=redis_client, clock=clock)
     queues = redis.Redis.from_url(url)
     try:
@@ -36,3 +38,23 @@ def test_jobs_go_to_the_queue_redis_and_games_stay_in_the_store(
         delete_rq_keys(queues, prefix)
         queues.close()
         claim.close()
+
+
+def test_on_a_cluster_the_queues_must_be_on_a_redis_of_their_own(
+    cluster_url, single_redis_url, prefix, rq_cleanup
+):
+    config = Config(redis_url=cluster_url, prefix=prefix)
+    with pytest.raises(ConfigError, match="CLAIM_QUEUE_URL is required"):
+        Claim.connect(config)
+    with pytest.raises(ConfigError, match="a cluster's node"):
+        Claim.connect(replace(config, queue_url=cluster_url))
+    claim = Claim.connect(replace(config, queue_url=single_redis_url))
+    games = redis.RedisCluster.from_url(cluster_url)
+    try:
+        game = a_game(claim, kinds=("random", "random"))
+        assert games.exists(f"{prefix}:game:{{{game.id}}}:events")  # found the cluster
+        assert claim.jobs.ai.count == 1  # and the queues on the other Redis
+    finally:
+        claim.close()
+        games.delete(*games.scan_iter(match=f"{prefix}:*"))
+        games.close()

@@ -165,7 +165,7 @@ def test_rebuild_from_the_streams_gives_the_same_figures_exactly(claim, redis_cl
     entities = [pid for pid, _ in people] + [ai_entity("greedy")]
     before = _figures(claim, entities, game_ids)
     assert before["boards"][2][0] == 3 and before["boards"][3][0] == 3
-    redis_client.delete(*redis_client.keys(f"{prefix}:{{ratings}}:*"))
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{ratings}}:*"))
     assert games.leaderboard(claim, 2).total == 0
     games.rebuild(claim, reversed(game_ids))  # in any order
     assert _figures(claim, entities, game_ids) == before

