@@ -115,6 +115,9 @@ class LocalCluster:
         options = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
         options += ("--cluster-node-timeout", str(NODE_TIMEOUT_MS))
         options += ("--cluster-replica-validity-factor", "0")  # a replica may always take over
+        # A master down stops the games of its slots only, not the others' (by default a
+        # cluster with a slot unserved refuses every query).
+        options += ("--cluster-require-full-coverage", "no")
         self.nodes = [
             RedisNode(
                 directory / f"node-{n}", *options, port=free_node_port(), preexec_fn=preexec_fn

@@ -21,6 +21,9 @@ from service.embedded_redis import socket_of
 
 from .errors import StoreUnavailable
 
+# Redis's failures; a cluster's client has some of its own (a slot no node serves,
+# during a failover) that are not RedisErrors.
+FAILURES = (redis.RedisError, redis.exceptions.RedisClusterException)
 MAX_CONNECTIONS = 64  # per process: gevent lets many requests ask Redis at once
 
 
@@ -56,5 +59,5 @@ def redis_errors() -> Iterator[None]:
     """Any Redis failure inside the block raised as `StoreUnavailable`."""
     try:
         yield
-    except redis.exceptions.RedisError as error:
+    except FAILURES as error:
         raise StoreUnavailable(f"Redis failed: {error}") from error

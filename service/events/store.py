@@ -30,7 +30,7 @@ from marshmallow import ValidationError
 from service.domain import Card, Settings, check_deck, shuffled_deck
 
 from .codec import decode, encode
-from .connection import redis_errors
+from .connection import FAILURES, redis_errors
 from .errors import (
     CorruptEvent,
     InvalidEvent,
@@ -253,9 +253,9 @@ class GameStore:
                 self._append(keys=keys, args=argv, client=pipe)
                 pipe.wait(self._replicas, REPLICA_WAIT_MS)
                 reply, acknowledged = pipe.execute()
-        except redis.RedisError:
+        except FAILURES:
             if client is not self._redis:
-                with contextlib.suppress(redis.RedisError):
+                with contextlib.suppress(*FAILURES):
                     self._redis.nodes_manager.initialize()
             raise
         if acknowledged < self._replicas:

@@ -22,6 +22,7 @@ from contextlib import contextmanager
 
 import redis
 
+from .connection import FAILURES
 from .errors import UnknownVersion
 from .fold import Game, fold
 from .store import GameStore, changes_channel
@@ -161,7 +162,7 @@ class Watchers:
                     if message is not None:
                         self._announce(message["data"])
             # ValueError, TypeError: its connection closed under it (by `close`)
-            except (redis.RedisError, OSError, ValueError, TypeError) as error:
+            except (*FAILURES, OSError, ValueError, TypeError) as error:
                 if not self._closed.is_set():
                     log.warning("the subscription to %s failed: %s", self._channel, error)
             finally:
