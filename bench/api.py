@@ -40,18 +40,17 @@ import sys
 import tempfile
 import time
 import uuid
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager, nullcontext, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
-import redis
 from common import delete_keys, free_port, random_game, redis_url
 from tqdm import tqdm
 
 from service.config import Config, child_environment
 from service.domain import Settings, random_factions
-from service.events import HUMAN, GameStore, SeatSpec, digest
+from service.events import HUMAN, GameStore, SeatSpec, connect, digest
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE_LIMIT = "1000000 per minute"  # checked on every request, never reached
@@ -165,7 +164,7 @@ def post_move(client: Client, game_id: str, token: str, move: str, version: int,
 def post_moves(server: Server, start_at: float, seconds: float, seed: int, read: str) -> Sample:
     """Play scripted games from `start_at` for `seconds`, posting moves only."""
     client, rng, sample = Client(server.port), random.Random(seed), Sample()
-    store = GameStore(redis.Redis.from_url(server.redis_url), server.prefix)
+    store = GameStore(connect(Config(), server.redis_url), server.prefix)
     game_id, tokens, version, script = a_scripted_game(client, store, rng)
     time.sleep(max(0.0, start_at - time.time()))
     end = start_at + seconds
@@ -265,11 +264,17 @@ def percentile(latencies: list[float], fraction: float) -> float:
 
 
 @contextmanager
-def serving(workers: int, connections: int, rq_worker: bool = False, **settings: str):
-    """`claim serve` in a subprocess on a free port, with the environment `settings` on
-    top (and an RQ worker beside it with `rq_worker`); stopped (and its keys deleted)
-    after. Answers the server and its process."""
-    with redis_url() as url, tempfile.TemporaryDirectory(prefix="claim-bench-") as scratch:
+def serving(
+    workers: int, connections: int, rq_worker: bool = False, url: str | None = None, **settings
+):
+    """`claim serve` in a subprocess on a free port, on the Redis at `url` (default:
+    `common.redis_url()`), with the environment `settings` on top (and an RQ worker
+    beside it with `rq_worker`); stopped (and its keys deleted) after. Answers the
+    server and its process."""
+    with (
+        nullcontext(url) if url else redis_url() as url,
+        tempfile.TemporaryDirectory(prefix="claim-bench-") as scratch,
+    ):
         prefix = f"bench-{uuid.uuid4().hex[:12]}"
         env = child_environment(
             REDIS_URL=url, CLAIM_PREFIX=prefix, CLAIM_RATE_LIMIT=RATE_LIMIT, **settings
@@ -293,7 +298,7 @@ def serving(workers: int, connections: int, rq_worker: bool = False, **settings:
             yield Server(port, url, prefix, process.pid)
         finally:
             stop(process)
-            with redis.Redis.from_url(url) as client:
+            with connect(Config(), url) as client:
                 delete_keys(client, prefix)
 
 

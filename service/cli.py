@@ -79,6 +79,31 @@ def rebuild(config: Config) -> int:
     return 0
 
 
+def run_cluster(directory: str, masters: int, replicas: int) -> int:
+    """`claim cluster`: a Redis Cluster and a queue Redis on this machine, to try a
+    deployment (docs/deployment.md), until Ctrl-C or SIGTERM."""
+    import signal
+    from pathlib import Path
+
+    from .local_cluster import LocalCluster, RedisNode
+    from .processes import ending_with_this_process
+
+    root, ending = Path(directory).resolve(), ending_with_this_process()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    queue = RedisNode(root / "queue", preexec_fn=ending)
+    with LocalCluster(root / "cluster", masters, replicas, preexec_fn=ending) as cluster:
+        try:
+            queue.start()
+            print(f"REDIS_URL={cluster.url}", f"CLAIM_QUEUE_URL=redis://127.0.0.1:{queue.port}")
+            print("Ctrl-C to stop (nothing is kept)", file=sys.stderr, flush=True)
+            signal.pause()
+        except KeyboardInterrupt:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: stop all the same
+        finally:
+            queue.stop()
+    return 0
+
+
 def write_openapi(path: str | None) -> int:
     """Print the OpenAPI document generated from the API's schemas, or write it."""
     from .api import openapi_document
@@ -90,6 +115,18 @@ def write_openapi(path: str | None) -> int:
         with open(path, "w", encoding="utf-8") as file:
             file.write(document)
     return 0
+
+
+def _check_queues(config: Config) -> None:
+    """ConfigError unless the job queues can be where `config` puts them: not on a
+    Redis Cluster (RQ does not support one), so `CLAIM_QUEUE_URL` is required with one."""
+    from .events import StoreUnavailable, connect
+    from .games.claim import queues
+
+    try:
+        queues(config, connect(config))
+    except StoreUnavailable as error:
+        raise ConfigError(f"REDIS_URL or CLAIM_QUEUE_URL: {error}") from None
 
 
 def _factions(text: str | None):
@@ -161,6 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     ladder.add_argument("--parallel", type=int, default=4, help="games at a time")
 
+    local = commands.add_parser(
+        "cluster", help="run a local Redis Cluster and a queue Redis, to try a deployment"
+    )
+    local.add_argument("--dir", default=".claim/cluster", help="where the servers' files go")
+    local.add_argument("--masters", type=int, default=3)
+    local.add_argument("--replicas", type=int, default=1, help="replicas of each master")
+
     spec = commands.add_parser("openapi", help="print the API's OpenAPI document (openapi.yaml)")
     spec.add_argument("--output", "-o", help="write it to this file instead")
 
@@ -173,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "worker":
                 options = {"sweep_every": args.sweep_every, "stuck_after": args.stuck_after}
             config = Config.from_env(**options)
+            if config.redis_url:
+                _check_queues(config)
         except ConfigError as error:
             parser.error(str(error))
     if args.command == "serve":
@@ -187,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         return rebuild(config)
     if args.command == "openapi":
         return write_openapi(args.output)
+    if args.command == "cluster":
+        return run_cluster(args.dir, args.masters, args.replicas)
     if args.command == "ladder":
         from .ladder import run as ladder_run
 

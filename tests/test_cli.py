@@ -96,3 +96,15 @@ def test_rebuild_writes_the_lobby_and_the_players_games_again(
     assert "1 game rebuilt" in capsys.readouterr().err
     assert claim.player_games.of(ann.id) == [game.id]
     assert [entry.game_id for entry in claim.lobby.page("running").games] == [game.id]
+
+
+@pytest.mark.parametrize("command", ["serve", "worker", "rebuild"])
+def test_on_a_cluster_without_a_queue_redis_the_service_does_not_start(
+    command, cluster_url, monkeypatch, capsys
+):
+    monkeypatch.setenv("REDIS_URL", cluster_url)
+    monkeypatch.delenv("CLAIM_QUEUE_URL", raising=False)
+    with pytest.raises(SystemExit) as stopped:
+        main([command])
+    assert stopped.value.code == 2
+    assert "CLAIM_QUEUE_URL is required: the games' Redis is a cluster" in capsys.readouterr().err
