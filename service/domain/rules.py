@@ -6,10 +6,11 @@ sections 3-6.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from operator import attrgetter
 
-from .cards import CODE_ORDER, DOPPELGANGERS, FACTION_OF, SEERS, Card, Faction
+from .cards import CODE_ORDER, DOPPELGANGERS, FACTION_CARDS, FACTION_OF, SEERS, Card, Faction
 from .decisions import PLAY, PLAY_DECISION, TAKE_DECISION, TAKE_DECK, Decision
 from .deck import HAND_SIZE, check_deck
 from .errors import GameOver, IllegalDecision, NotYourTurn
@@ -107,16 +108,33 @@ def playable(hand: Sequence[Card], led: Faction | None) -> tuple[Card, ...]:
     hand = tuple(hand)
     if led is None or led not in map(FACTION_OF, hand):
         return hand
-    if led is DOPPELGANGERS:
-        return tuple(card for card in hand if card.faction is DOPPELGANGERS)
-    return tuple(card for card in hand if card.faction is led or card.faction is DOPPELGANGERS)
+    return tuple(filter(_FOLLOWERS[led].__contains__, hand))
 
 
-def _may_play(hand: tuple[Card, ...], trick: tuple[Play, ...], card: Card) -> bool:
-    """Whether `card` is in `hand` and the follow rule allows it: `playable` without
-    building the list, for `apply`'s check."""
-    if card not in hand:
-        return False
+# The cards a player holding the led faction may play, by led faction: a filter on
+# these runs in C, twice as fast as testing each card's faction in Python.
+_FOLLOWERS: dict[Faction, frozenset[Card]] = {
+    led: frozenset(FACTION_CARDS[led] + FACTION_CARDS[DOPPELGANGERS]) for led in Faction
+}
+
+
+def _position(hand: tuple[Card, ...], card: Card) -> int | None:
+    """Where `card` is in `hand`, or None.
+
+    Hands are kept in code order, so a bisection on the cards' indexes finds it
+    comparing ints. `hand.index` compares cards, each through Card's Python-level
+    `__lt__` slot: that was a tenth of bench/engine.py's time. The scan stays for a
+    hand out of order.
+    """
+    at = bisect_left(hand, card.index, key=CODE_ORDER)
+    if at < len(hand) and hand[at] is card:
+        return at
+    return hand.index(card) if card in hand else None
+
+
+def _follows_rule(hand: tuple[Card, ...], trick: tuple[Play, ...], card: Card) -> bool:
+    """Whether the follow rule allows `card` from `hand`: `playable` without building
+    the list, for `apply`'s check."""
     if not trick:
         return True
     led = trick[0].card.faction
@@ -152,9 +170,11 @@ def apply(state: State, decision: Decision | str, seat: int | None = None) -> St
         raise NotYourTurn(f"it is seat {acting}'s turn, not seat {seat}'s")
     card = decision.card
     if decision.kind is PLAY:
-        if state.takers or not _may_play(state.hands[acting], state.trick, card):
+        hand = state.hands[acting]
+        at = _position(hand, card)
+        if state.takers or at is None or not _follows_rule(hand, state.trick, card):
             raise IllegalDecision(_why_illegal(state, decision))
-        return _play(state, acting, card)
+        return _play(state, acting, at)
     if not _may_take(state, card):
         raise IllegalDecision(_why_illegal(state, decision))
     return _take(state, card)
@@ -220,12 +240,12 @@ class _Draft:
 _ALL_FIELDS = attrgetter(*State._fields)
 
 
-def _play(state: State, seat: int, card: Card) -> State:
+def _play(state: State, seat: int, at: int) -> State:
+    """`seat` plays the card at `at` in its hand."""
     hand = state.hands[seat]
-    at = hand.index(card)
     hands = list(state.hands)
     hands[seat] = hand[:at] + hand[at + 1 :]
-    trick = state.trick + (_new_tuple(Play, (seat, card)),)  # Play(seat, card), faster
+    trick = state.trick + (_new_tuple(Play, (seat, hand[at])),)  # Play(seat, card), faster
     if len(trick) < len(hands):
         # The commonest step, built field by field: _replace costs 3 times as much.
         fields = list(state)
