@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from functools import lru_cache
 from itertools import combinations
 
 from .cards import (
@@ -91,6 +92,11 @@ def random_factions(players: int, rng: random.Random) -> tuple[Faction, ...]:
 
 def full_deck(factions) -> tuple[Card, ...]:
     """Every card of these factions, in code order."""
+    return _full_deck(tuple(factions))
+
+
+@lru_cache(maxsize=1024)  # every new game and shuffle asks (bench/engine.py: 5% of its time)
+def _full_deck(factions: tuple[Faction, ...]) -> tuple[Card, ...]:
     return tuple(sorted((c for f in factions for c in FACTION_CARDS[f]), key=CODE_ORDER))
 
 
@@ -101,6 +107,13 @@ def shuffled_deck(factions, rng: random.Random) -> tuple[Card, ...]:
     return tuple(deck)
 
 
+# Each card by itself and by its code: what a deck may be given as.
+_AS_CARD: dict[Card | str, Card] = {
+    **Card._by_code,
+    **{card: card for card in Card._by_code.values()},
+}
+
+
 def check_deck(factions, deck) -> tuple[Card, ...]:
     """The deck as `Card`s if it holds exactly the cards of `factions`.
 
@@ -108,9 +121,15 @@ def check_deck(factions, deck) -> tuple[Card, ...]:
     """
     if isinstance(deck, str):
         raise InvalidDeck("a deck is a list of card codes, not one string")
-    cards = tuple(c if isinstance(c, Card) else Card.parse(c) for c in deck)
-    have, want = Counter(cards), Counter(full_deck(factions))
-    if have != want:
+    deck = tuple(deck)
+    try:
+        cards = tuple(map(_AS_CARD.__getitem__, deck))
+    except (KeyError, TypeError):  # an unknown card: Card.parse names it
+        cards = tuple(c if isinstance(c, Card) else Card.parse(c) for c in deck)
+    # Sorted, a right deck is its factions' full deck, card for card (compared by
+    # identity, faster than counting both).
+    if tuple(sorted(cards, key=CODE_ORDER)) != full_deck(factions):
+        have, want = Counter(cards), Counter(full_deck(factions))
         extra = sorted((have - want).elements())
         missing = sorted((want - have).elements())
         parts = []

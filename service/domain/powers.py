@@ -66,15 +66,16 @@ def ranking(plays: tuple[Play, ...], winner: int) -> tuple[int, ...]:
     card played earlier.
     """
     led = plays[0].card.faction
-
-    def group(card: Card) -> int:
-        if led is GOBLINS and card.faction is KNIGHTS:
-            return 0
-        return 1 if follows(card, led) else 2
-
-    others = [(group(p.card), -p.card.value, order, p.seat) for order, p in enumerate(plays)]
+    others = []
+    for order, (seat, card) in enumerate(plays):
+        if seat != winner:
+            if led is GOBLINS and card.faction is KNIGHTS:
+                group = 0
+            else:
+                group = 1 if follows(card, led) else 2
+            others.append((group, -card.value, order, seat))
     others.sort()
-    return (winner,) + tuple(seat for *_, seat in others if seat != winner)
+    return (winner, *[seat for *_, seat in others])
 
 
 def phase1_cards(plays: tuple[Play, ...]) -> tuple[list[Card], list[Card]]:
