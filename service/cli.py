@@ -71,11 +71,17 @@ def run_simulation(players: int, games: int, seed: int, factions, first_leader: 
 def rebuild(config: Config) -> int:
     """`claim rebuild`: every projection of the games written again from the streams."""
     from . import games
+    from .events import connect
 
     claim = games.Claim.connect(config)
     game_ids = tqdm(claim.store.game_ids(), desc="rebuild", unit="game", file=sys.stderr)
     count = games.rebuild(claim, game_ids)
     print(f"{count} game{'s' * (count != 1)} rebuilt", file=sys.stderr)
+    # The unsharded projections of versions before the shards (service/events/shards.py).
+    client = connect(config)
+    for name in ("lobby", "deadlines", "reminders", "turns"):
+        for key in client.scan_iter(match=f"{config.prefix}:{{{name}}}:*"):
+            client.delete(key)
     return 0
 
 

@@ -87,8 +87,9 @@ def test_rebuild_writes_the_lobby_and_the_players_games_again(
     ann, key = games.register(claim, "Ann")
     game = a_game(claim, kinds=("human", "random"))
     joined(claim, game, keys={0: key})
-    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{lobby}}:*"))
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{lobby:*}}:*"))
     redis_client.delete(f"{prefix}:player:{ann.id}:games")
+    redis_client.hset(f"{prefix}:{{lobby}}:games", "old", "{}")  # of an older version
     assert claim.player_games.of(ann.id) == [] and claim.lobby.page("running").total == 0
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("CLAIM_PREFIX", prefix)
@@ -96,6 +97,7 @@ def test_rebuild_writes_the_lobby_and_the_players_games_again(
     assert "1 game rebuilt" in capsys.readouterr().err
     assert claim.player_games.of(ann.id) == [game.id]
     assert [entry.game_id for entry in claim.lobby.page("running").games] == [game.id]
+    assert not redis_client.exists(f"{prefix}:{{lobby}}:games")  # deleted
 
 
 @pytest.mark.parametrize("command", ["serve", "worker", "rebuild"])

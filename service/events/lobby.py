@@ -1,10 +1,11 @@
 """The lobby: games listed by status (open, running, finished, aborted), newest first.
 
 A projection of the streams, updated after each change that alters a listing
-(`service.games.changes`) and written again from the streams by `claim rebuild`. Its
-keys share the hash tag `{lobby}`, so that one Lua script updates them together, and
-only with a version newer than the one they show: updates arriving out of order
-cannot go back in time.
+(`service.games.changes`) and written again from the streams by `claim rebuild`. A
+game's entries are in one shard (`shards.py`), whose keys share the hash tag
+`{lobby:<n>}`, so that one Lua script updates them together, and only with a version
+newer than the one they show: updates arriving out of order cannot go back in time. A
+page merges the shards: the first `offset + limit` of each, newest first.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import redis
 
 from .connection import redis_errors
 from .fold import STATUSES, Game
+from .shards import shard_of, tags
 
 # KEYS: summaries, versions, then one sorted set per status.
 # ARGV: game id, version, index of its status in KEYS, score, summary.
@@ -71,34 +73,46 @@ class LobbyPage:
     games: tuple[GameSummary, ...]
 
 
-class Lobby:
-    """The lobby's keys, `<prefix>:{lobby}:*`."""
+class LobbyShard:
+    """The keys of one shard of the lobby, `<prefix>:{lobby:<n>}:*`."""
 
+    def __init__(self, prefix: str, tag: str):
+        self.summaries = f"{prefix}:{tag}:games"
+        self.versions = f"{prefix}:{tag}:versions"
+        self.listings = {status: f"{prefix}:{tag}:{status}" for status in STATUSES}
+
+
+class Lobby:
     def __init__(self, client: redis.Redis, prefix: str):
         self._redis = client
-        self.summaries = f"{prefix}:{{lobby}}:games"
-        self.versions = f"{prefix}:{{lobby}}:versions"
-        self.listings = {status: f"{prefix}:{{lobby}}:{status}" for status in STATUSES}
+        self._shards = [LobbyShard(prefix, tag) for tag in tags("lobby")]
         self._project = client.register_script(PROJECT)
 
     def project(self, game: Game) -> None:
         """Show `game` as of its version, unless the lobby shows a newer one already."""
+        shard = self._shards[shard_of(game.id)]
         summary = json.dumps(asdict(GameSummary.of(game)), separators=(",", ":"))
-        keys = [self.summaries, self.versions, *self.listings.values()]
+        keys = [shard.summaries, shard.versions, *shard.listings.values()]
         status_key = 3 + STATUSES.index(game.status)
         score = game.created_at.timestamp()
         with redis_errors():
             self._project(keys=keys, args=[game.id, game.version, status_key, score, summary])
 
     def page(self, status: str, offset: int = 0, limit: int = 20) -> LobbyPage:
-        """Games with `status`, newest first, `limit` of them from `offset`."""
-        listing = self.listings[status]
-        with redis_errors(), self._redis.pipeline(transaction=True) as pipe:
-            pipe.zcard(listing)
-            pipe.zrevrange(listing, offset, offset + limit - 1)
-            total, ids = pipe.execute()
-        with redis_errors():
-            summaries = self._redis.hmget(self.summaries, ids) if ids else []
+        """Games with `status`, newest first (the same moment: by id, last first),
+        `limit` of them from `offset`."""
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for shard in self._shards:
+                pipe.zcard(shard.listings[status])
+                pipe.zrevrange(shard.listings[status], 0, offset + limit - 1, withscores=True)
+            answers = pipe.execute()
+        total = sum(answers[::2])
+        entries = [(score, game_id) for shard in answers[1::2] for game_id, score in shard]
+        ids = [game_id for _, game_id in sorted(entries, reverse=True)[offset : offset + limit]]
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for game_id in ids:
+                pipe.hget(self._shards[shard_of(game_id.decode())].summaries, game_id)
+            summaries = pipe.execute()
         games = []
         for summary in summaries:
             if summary is not None:  # removed by a rebuild in between

@@ -85,3 +85,15 @@ def test_listings_are_newest_first_and_paginated(lobby):
     page = lobby.page(RUNNING, offset=1, limit=2)
     assert page.total == 5
     assert [summary.game_id for summary in page.games] == ["g3", "g2"]
+
+
+def test_pages_merge_the_shards_newest_first_and_ties_by_id(lobby, fake_redis):
+    games = [a_game(f"g{n:02}", ("random", "random"), minutes=n // 2) for n in range(40)]
+    for game in games:
+        lobby.project(game)
+    shards = {key.split(b"}")[0] for key in fake_redis.scan_iter(match="test:{lobby:*}:running")}
+    assert len(shards) > 1, "the games are spread over the shards"
+    newest = [f"g{n:02}" for n in reversed(range(40))]  # two at each minute: the last id first
+    pages = [_ids(lobby, RUNNING, offset=offset, limit=7) for offset in range(0, 40, 7)]
+    assert [game_id for page in pages for game_id in page] == newest
+    assert lobby.page(RUNNING, offset=35, limit=7).total == 40

@@ -57,3 +57,13 @@ def test_kinds_keep_timers_apart(fake_redis, timers):
     timers.set("g1", 1, at(60))
     assert reminders.due() == {}
     assert reminders.claim(at(60), count=10, lease=30) == []
+
+
+def test_claims_take_the_earliest_of_every_shard_first(timers, fake_redis):
+    for n in range(30):
+        timers.set(f"g{n:02}", 1, at(100 - n))
+    assert len(set(fake_redis.scan_iter(match="test:{deadlines:*}:due"))) > 1  # spread
+    claimed = [timers.claim(at(200), count=4, lease=30) for _ in range(8)]
+    order = [game_id for chunk in claimed for game_id, _ in chunk]
+    assert order == [f"g{n:02}" for n in reversed(range(30))]  # due earliest, claimed first
+    assert [len(chunk) for chunk in claimed] == [4] * 7 + [2]

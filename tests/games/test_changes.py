@@ -97,10 +97,10 @@ def test_rebuild_writes_every_projection_again_from_the_streams(
     before = projections()
     assert before[2] and before[3] and before[4][1] is not None  # there was something to lose
     for projection in (
-        "{lobby}:*",
-        "{deadlines}:*",
-        "{reminders}:*",
-        "{turns}:*",
+        "{lobby:*}:*",
+        "{deadlines:*}:*",
+        "{reminders:*}:*",
+        "{turns:*}:*",
         "player:*:games",
     ):
         redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{projection}"))
