@@ -322,3 +322,32 @@ def test_the_leaderboard_page_shows_the_ratings_of_each_player_count(new_page, s
     assert_accessible(page)
     page.click("text=3 players")
     page.wait_for_selector("text=No rated game yet.")
+
+
+def test_a_move_stored_but_answered_unavailable_is_sent_again_and_counts_once(new_page, site):
+    page = new_page()
+    links = create_in_page(page, seats={1: "ai:random"})
+    take_seat(page, links[0], "Ann")
+    game_id = game_id_of(page)
+    keys = []
+
+    def stored_but_unavailable(route):
+        """The first move reaches the server, but the page hears 503 (as when a
+        replica did not acknowledge it in time); the next go through."""
+        keys.append(route.request.headers["idempotency-key"])
+        answer = route.fetch()
+        if len(keys) > 1:
+            route.fulfill(response=answer)
+            return
+        problem = {"status": 503, "detail": "the game store cannot be reached; try again"}
+        route.fulfill(status=503, content_type="application/problem+json", json=problem)
+
+    page.route(f"**/games/{game_id}/moves", stored_but_unavailable)
+    page.locator("main button.card:not([disabled]), main .row button.primary").first.wait_for()
+    assert click_a_decision(page)
+    page.wait_for_selector("text=Sending it again in 1 s")
+    page.wait_for_selector("text=/^You (played|took)/")
+    assert len(keys) == 2 and keys[0] == keys[1]  # sent again, the same
+    events = site.call("GET", f"/games/{game_id}/events")["events"]
+    ann = [e for e in events if e["type"] == "DecisionMade" and e["data"]["seat"] == 0]
+    assert len(ann) == 1  # stored once

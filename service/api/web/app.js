@@ -328,6 +328,18 @@ async function joinPage(gameId, seat, invite) {
   name.focus();
 }
 
+// A move the store could not take (503: a failover of its Redis takes seconds) is sent
+// again, the same with the same Idempotency-Key, after 1, 2, 4 and 8 s: it counts once.
+async function persisting(send) {
+  for (const pause of [1, 2, 4, 8]) {
+    try { return await send(); } catch (error) {
+      if (error.status !== 503) throw error;
+      say(`${problemText(error)} Sending it again in ${pause} s…`);
+      await new Promise((resolve) => setTimeout(resolve, pause * 1000));
+    }
+  }
+  return send();
+}
 function idempotencyKey() {
   return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
@@ -357,8 +369,9 @@ async function playPage(gameId) {
     if (busy) return;
     busy = true;
     try {
-      const moved = await api("POST", `/games/${gameId}/moves`, { body: { move: decision, expected_version: view.version },
-        credential, headers: { "Idempotency-Key": idempotencyKey() } });
+      const sent = { body: { move: decision, expected_version: view.version }, credential,
+        headers: { "Idempotency-Key": idempotencyKey() } };
+      const moved = await persisting(() => api("POST", `/games/${gameId}/moves`, sent));
       view = moved.view;
       say(`You ${decisionText(decision)}.`);
       draw();
