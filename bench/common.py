@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import socket
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +15,7 @@ from service.config import Config
 from service.domain import Settings, apply, legal_decisions, new_game, shuffled_deck
 from service.embedded_redis import EmbeddedRedis
 from service.events import DecisionMade
+from service.local_cluster import free_port  # noqa: F401 (the benches import it from here)
 
 
 @contextmanager
@@ -58,13 +58,6 @@ def descendants(pid: int) -> list[int]:
             found.append(child)
             todo.append(child)
     return found
-
-
-def free_port() -> int:
-    """A loopback port nobody listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def delete_keys(connection: redis.Redis, prefix: str) -> None:

@@ -164,16 +164,19 @@ class LocalCluster:
         return True
 
     def healthy(self) -> bool:
-        """Every slot served, on every running node, and every running replica in sync
-        with a master."""
-        for node in self.nodes:
-            if not node.running():
-                continue
+        """Every slot served by a running master, as every running node sees it, and
+        every running replica in sync with its master."""
+        running = [node for node in self.nodes if node.running()]
+        ports = {node.port for node in running}
+        for node in running:
             try:
                 if node.client.cluster("info")["cluster_state"] != "ok":
                     return False
+                ranges = node.client.execute_command("CLUSTER SLOTS")
                 replication = node.client.info("replication")
             except redis.RedisError:
+                return False
+            if any(master[1] not in ports for _, _, master, *_ in ranges):
                 return False
             if replication["role"] == "slave" and replication["master_link_status"] != "up":
                 return False

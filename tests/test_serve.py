@@ -29,6 +29,7 @@ import redis
 import requests
 
 from service.domain import Settings, apply, is_over, new_game, result
+from service.local_cluster import free_port
 from tests.processes import alive, descendants
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,12 +37,6 @@ STARTUP = 60  # seconds `claim serve` may take to answer /healthz
 LONG_POLL = 5  # seconds a waiting seat holds each long-poll
 PATIENCE = 300  # seconds before a game that stopped moving fails the test, not hangs it
 RACERS = 8
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
