@@ -85,6 +85,7 @@ def test_made_up_tokens_do_not_escape_the_rate_limit(redis_client, prefix):
     assert statuses == [200, 200, 200, 429]
 
 
+@pytest.mark.single_redis  # the Redis here is none that answers
 @pytest.mark.parametrize("rate_limit", ["", "100 per minute"])
 def test_redis_unreachable_is_a_503_problem(prefix, rate_limit):
     down = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
