@@ -11,6 +11,7 @@ their own (`CLAIM_QUEUE_URL`, `service.games.claim`).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -52,6 +53,15 @@ def is_cluster(url: str) -> bool:
             return client.info("cluster").get("cluster_enabled") == 1
     finally:
         client.close()
+
+
+def relearn(client: redis.Redis | redis.RedisCluster) -> None:
+    """After a failure on a cluster: ask it again which node serves which slots (a
+    failover moves them), for the next try to find the node that took over. A single
+    Redis: nothing to do."""
+    if isinstance(client, redis.RedisCluster):
+        with contextlib.suppress(*FAILURES):
+            client.nodes_manager.initialize()
 
 
 @contextmanager

@@ -13,7 +13,6 @@ writes nothing and answers the first result. Having written, it publishes
 
 from __future__ import annotations
 
-import contextlib
 import re
 import secrets
 import threading
@@ -30,7 +29,7 @@ from marshmallow import ValidationError
 from service.domain import Card, Settings, check_deck, shuffled_deck
 
 from .codec import decode, encode
-from .connection import FAILURES, redis_errors
+from .connection import FAILURES, redis_errors, relearn
 from .errors import (
     CorruptEvent,
     InvalidEvent,
@@ -254,9 +253,7 @@ class GameStore:
                 pipe.wait(self._replicas, REPLICA_WAIT_MS)
                 reply, acknowledged = pipe.execute()
         except FAILURES:
-            if client is not self._redis:
-                with contextlib.suppress(*FAILURES):
-                    self._redis.nodes_manager.initialize()
+            relearn(self._redis)
             raise
         if acknowledged < self._replicas:
             raise StoreUnavailable(

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 
 import redis
 
-from .connection import FAILURES
+from .connection import FAILURES, relearn
 from .errors import UnknownVersion
 from .fold import Game, fold
 from .store import GameStore, changes_channel
@@ -165,6 +165,7 @@ class Watchers:
             except (*FAILURES, OSError, ValueError, TypeError) as error:
                 if not self._closed.is_set():
                     log.warning("the subscription to %s failed: %s", self._channel, error)
+                    relearn(self._client)  # on a cluster, its node may have failed over
             finally:
                 self._subscribed.clear()
                 pubsub.close()

@@ -1,7 +1,9 @@
 """A master of the cluster killed (`kill -9`) during play, with every move acknowledged
 only once on a replica (`CLAIM_REPLICAS=1`): no acknowledged move is lost, a move
 re-sent with its idempotency key after the failover is applied once, and the games on
-the other masters never stop. On a cluster of its own: 3 masters, 1 replica each.
+the other masters never stop. The master killed is the one of the channel of changes
+too: the API's listener subscribes again, to the replica that took over, and a waiter
+hears of a move after the failover. On a cluster of its own: 3 masters, 1 replica each.
 
 The replica that took over has no replica of its own until the old master is back (as
 its replica): until then its games' moves are stored but not acknowledged (503), as
@@ -22,7 +24,8 @@ from service.local_cluster import LocalCluster, until
 from service.processes import ending_with_this_process
 from tests.api.factories import Table, a_table
 
-GAMES = 12  # enough for every master to hold some
+ELSEWHERE = 6  # games on the other masters
+CHANNEL = "failover:changes"
 FAILOVER = 30  # seconds a replica may take to take over
 
 
@@ -33,11 +36,16 @@ def cluster(tmp_path):
 
 
 @pytest.fixture
-def client(cluster):
+def claim(cluster):
     config = Config(redis_url=cluster.url, prefix="failover", rate_limit="", replicas=1)
     claim = Claim.connect(config, jobs=False)
-    yield create_app(claim=claim).test_client()
+    yield claim
     claim.close()
+
+
+@pytest.fixture
+def client(claim):
+    return create_app(claim=claim).test_client()
 
 
 def stream(table: Table) -> str:
@@ -51,14 +59,19 @@ def first_legal(table: Table) -> tuple[int, str, int]:
     return seat, table.view(seat)["you"]["legal"][0], view["version"]
 
 
-def test_a_master_killed_loses_no_acknowledged_move_and_stops_no_other_game(cluster, client):
-    tables = [a_table(client) for _ in range(GAMES)]
+def test_a_master_killed_loses_no_acknowledged_move_and_stops_no_other_game(cluster, claim, client):
+    victim = cluster.master_of(CHANNEL)
+    hit, elsewhere = None, []
+    while hit is None or len(elsewhere) < ELSEWHERE:  # a game on the victim, and others
+        table = a_table(client)
+        if cluster.master_of(stream(table)) is victim:
+            hit = hit or table
+        elif len(elsewhere) < ELSEWHERE:
+            elsewhere.append(table)
+    tables = [hit, *elsewhere]
     for table in tables:
         table.play(moves=3)
-    victim = cluster.master_of(stream(tables[0]))
-    hit = tables[0]
-    elsewhere = [t for t in tables if cluster.master_of(stream(t)) is not victim]
-    assert elsewhere, "every game on one master: the test proves nothing"
+    assert claim.watchers.ready(10)
     acknowledged = {t.game_id: t.view()["version"] for t in tables}
     resend = first_legal(hit)
 
@@ -89,6 +102,15 @@ def test_a_master_killed_loses_no_acknowledged_move_and_stops_no_other_game(clus
         again = hit.post_move(*resend, key="sent-as-the-master-died")
     assert again.status_code == 201, again.json
     acknowledged[hit.game_id] += 1
+    listened = elsewhere[0]
+    with claim.watchers.watching(listened.game_id) as waiter:
+        assert claim.watchers.ready(FAILOVER), "the listener did not subscribe again"
+        while waiter.wait(0.2):  # what it heard before
+            pass
+        seat, move, version = first_legal(listened)
+        assert listened.post_move(seat, move, version, key="heard").status_code == 201
+        acknowledged[listened.game_id] = version + 1
+        assert waiter.wait(10) and waiter.game().version == version + 1
     twice = hit.post_move(*resend, key="sent-as-the-master-died")
     assert (twice.status_code, twice.json) == (201, again.json)  # answered, not applied
     games = redis.RedisCluster.from_url(cluster.url)
