@@ -140,9 +140,6 @@ FACTION_CARDS: dict[Faction, tuple[Card, ...]] = {
 CODE_ORDER = attrgetter("index")
 """Sort key putting cards in the order of their codes, as hands are kept."""
 
-FACTION_OF = attrgetter("faction")
-"""A card's faction, as a function: `led in map(FACTION_OF, hand)` scans a hand in C."""
-
 
 def parse_cards(codes) -> tuple[Card, ...]:
     """Cards from an iterable of codes (`["GO3", "KN9"]`)."""
