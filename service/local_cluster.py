@@ -133,8 +133,10 @@ class LocalCluster:
         return f"redis://127.0.0.1:{self.nodes[0].port}"
 
     def start(self) -> LocalCluster:
+        """A new cluster: what an earlier one in the same directory knew is forgotten."""
         try:
             for node in self.nodes:
+                (node.directory / "nodes.conf").unlink(missing_ok=True)
                 node.start()
             self._form()
         except BaseException:
