@@ -14,15 +14,8 @@ from .cards import (
     TROLLS,
     UNDEAD,
     Card,
-    Faction,
 )
 from .state import Play
-
-
-def follows(card: Card, led: Faction) -> bool:
-    """Whether `card` follows a round led with `led` (RULES.md 3: a Doppelganger
-    played after another faction's lead counts as the led faction)."""
-    return card.faction is led or card.faction is DOPPELGANGERS
 
 
 def _highest(plays) -> Play:
@@ -42,7 +35,8 @@ def winning_play(plays: tuple[Play, ...]) -> Play:
         knights = [play for play in plays if play.card.faction is KNIGHTS]
         if knights:
             return _highest(knights)
-    # `follows` inlined, value first: this runs at every round's end (bench/engine.py).
+    # The highest follower: a card of the led faction, or a Doppelganger, which counts
+    # as the led faction (RULES.md 3). Equal values go to the one played first.
     for play in plays:
         card = play.card
         if card.value > best.card.value and (card.faction is led or card.faction is DOPPELGANGERS):
@@ -69,20 +63,24 @@ def ranking(plays: tuple[Play, ...], winner: int) -> tuple[int, ...]:
     others = []
     for order, (seat, card) in enumerate(plays):
         if seat != winner:
-            if led is GOBLINS and card.faction is KNIGHTS:
+            faction = card.faction
+            if faction is led or faction is DOPPELGANGERS:  # followed (RULES.md 3)
+                group = 1
+            elif led is GOBLINS and faction is KNIGHTS:
                 group = 0
             else:
-                group = 1 if follows(card, led) else 2
+                group = 2
             others.append((group, -card.value, order, seat))
     others.sort()
-    return (winner, *[seat for *_, seat in others])
+    return (winner,) + tuple([key[-1] for key in others])
 
 
 def phase1_cards(plays: tuple[Play, ...]) -> tuple[list[Card], list[Card]]:
     """RULES.md 6, Undead: the round's Undead go to the winner's score pile, the rest
     to the discard. Returns (to the winner's score pile, to the discard)."""
-    undead = [p.card for p in plays if p.card.faction is UNDEAD]
-    others = [p.card for p in plays if p.card.faction is not UNDEAD]
+    undead, others = [], []
+    for play in plays:
+        (undead if play.card.faction is UNDEAD else others).append(play.card)
     return undead, others
 
 
