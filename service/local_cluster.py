@@ -7,13 +7,14 @@ one the embedded-Redis package ships) on a free loopback port, keeping nothing o
 
 The cluster is made the way `redis-cli --cluster create` makes one: each master gets
 an equal range of the 16,384 slots and a config epoch of its own, every node meets the
-first, and each replica is told whose it is. A node's timeout is a second, so that a
-replica takes over a master that died within a few seconds.
+first, and each replica is told whose it is. A node's timeout is 3 s by default, so
+that a replica takes over a master that died within a few seconds.
 """
 
 from __future__ import annotations
 
 import contextlib
+import signal
 import socket
 import subprocess
 import time
@@ -24,7 +25,9 @@ import redis
 from redis.crc import key_slot
 
 SLOTS = 16384
-NODE_TIMEOUT_MS = 1000  # a node silent this long is failing; its replica then takes over
+# A node silent this long is failing, and its replica takes over: long enough that a
+# node kept from the CPU for a while on a busy machine is not taken for dead.
+NODE_TIMEOUT_MS = 3000
 BUS = 10000  # a cluster node's bus port: its port plus this
 PATIENCE = 30.0  # seconds for a node to start, or the cluster to agree
 
@@ -87,6 +90,13 @@ class RedisNode:
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
+    def pause(self) -> None:
+        """SIGSTOP: the node answers nothing, as when its machine stalls."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+
     def kill(self) -> None:
         """`kill -9`: the node ends at once, as on a machine's crash."""
         if self.running():
@@ -111,9 +121,16 @@ class LocalCluster:
     `directory`. `preexec_fn` runs in each server's process before it starts (e.g.
     `service.processes.ending_with_this_process()`)."""
 
-    def __init__(self, directory: Path, masters: int = 3, replicas: int = 1, preexec_fn=None):
+    def __init__(
+        self,
+        directory: Path,
+        masters: int = 3,
+        replicas: int = 1,
+        preexec_fn=None,
+        node_timeout_ms: int = NODE_TIMEOUT_MS,
+    ):
         options = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
-        options += ("--cluster-node-timeout", str(NODE_TIMEOUT_MS))
+        options += ("--cluster-node-timeout", str(node_timeout_ms))
         options += ("--cluster-replica-validity-factor", "0")  # a replica may always take over
         # A master down stops the games of its slots only, not the others' (by default a
         # cluster with a slot unserved refuses every query).
@@ -193,6 +210,14 @@ class LocalCluster:
                     if first <= slot <= last:
                         return next(n for n in self.nodes if n.port == master[1])
         raise LookupError(f"no running node serves slot {slot}")
+
+    def replica_of(self, master: RedisNode) -> RedisNode:
+        """A running replica of `master`."""
+        for node in self.nodes:
+            replication = node.client.info("replication") if node.running() else {}
+            if replication.get("master_port") == master.port:
+                return node
+        raise LookupError(f"{master} has no running replica")
 
     def stop(self) -> None:
         for node in reversed(self.nodes):

@@ -133,7 +133,9 @@ class CreatedSchema(Schema):
 
 class LobbyQuerySchema(Schema):
     status = fields.String(load_default="open", validate=validate.OneOf(STATUSES))
-    offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
+    # A page merges the lobby's shards' first offset + limit games: the offset is kept
+    # within what that costs little.
+    offset = fields.Integer(load_default=0, validate=validate.Range(0, 10_000))
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
 
 

@@ -113,5 +113,5 @@ def queues(config: Config, games: redis.Redis | redis.RedisCluster) -> redis.Red
         return games
     client = connect(config, config.queue_url)
     if isinstance(client, redis.RedisCluster):
-        raise ConfigError(f"CLAIM_QUEUE_URL: {config.queue_url} is a cluster's node")
+        raise ConfigError("CLAIM_QUEUE_URL names a cluster's node: RQ needs a single Redis")
     return client

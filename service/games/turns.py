@@ -69,8 +69,11 @@ def follow(claim: Claim, game: Game) -> str | None:
         if game.ai_may_act:  # else it never waited on an AI: a round trip saved a move
             claim.ai_turns.done(game.id)
         return None
+    job = None if claim.jobs is None else claim.jobs.ai_turn(game.id, game.version)
+    # Marked after the job is queued: on a cluster the mark may be on a master that is
+    # failing over, which must not hold up the turn.
     claim.ai_turns.waiting(game.id, game.updated_at)
-    return None if claim.jobs is None else claim.jobs.ai_turn(game.id, game.version)
+    return job
 
 
 def sweep(claim: Claim, stuck_after: float) -> list[str]:

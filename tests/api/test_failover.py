@@ -1,6 +1,7 @@
 """A master of the cluster killed (`kill -9`) during play, with every move acknowledged
-only once on a replica (`CLAIM_REPLICAS=1`): no acknowledged move is lost, a move
-re-sent with its idempotency key after the failover is applied once, and the games on
+only once on a replica (`CLAIM_REPLICAS=1`): no acknowledged move is lost; a move the
+master stored while its replica was stalled is answered 503, lost with the master, and
+re-sent with its idempotency key after the failover it is applied once; the games on
 the other masters never stop. The master killed is the one of the channel of changes
 too: the API's listener subscribes again, to the replica that took over, and a waiter
 hears of a move after the failover. On a cluster of its own: 3 masters, 1 replica each.
@@ -31,7 +32,8 @@ FAILOVER = 30  # seconds a replica may take to take over
 
 @pytest.fixture
 def cluster(tmp_path):
-    with LocalCluster(tmp_path, preexec_fn=ending_with_this_process()) as cluster:
+    ending = ending_with_this_process()
+    with LocalCluster(tmp_path, preexec_fn=ending, node_timeout_ms=1000) as cluster:
         yield cluster
 
 
@@ -75,9 +77,13 @@ def test_a_master_killed_loses_no_acknowledged_move_and_stops_no_other_game(clus
     acknowledged = {t.game_id: t.view()["version"] for t in tables}
     resend = first_legal(hit)
 
-    victim.kill()
+    replica = cluster.replica_of(victim)
+    replica.pause()  # the move below is stored on the master, never replicated
     first = hit.post_move(*resend, key="sent-as-the-master-died")
     assert first.status_code == 503 and first.json["type"].endswith("/store-unavailable")
+    assert victim.client.xlen(stream(hit)) == acknowledged[hit.game_id] + 1  # stored
+    victim.kill()
+    replica.resume()  # without that move: it was never acknowledged
     rng, during = random.Random(1), 0
     give_up = time.monotonic() + FAILOVER
     while not cluster.healthy():  # the other masters' games go on meanwhile

@@ -129,6 +129,11 @@ def test_the_lobby_refuses_an_unknown_status(client):
     problem(client.get("/games?status=lost"), "validation-error", 400)
 
 
+def test_the_lobby_pages_to_an_offset_of_ten_thousand_at_most(client):
+    assert client.get("/games?offset=10000").status_code == 200
+    problem(client.get("/games?offset=10001"), "validation-error", 400)
+
+
 # Joining
 
 

@@ -40,6 +40,7 @@ def test_jobs_go_to_the_queue_redis_and_games_stay_in_the_store(
         claim.close()
 
 
+@pytest.mark.single_redis  # a cluster of the test's own making: no [cluster] copy
 def test_on_a_cluster_the_queues_must_be_on_a_redis_of_their_own(
     cluster_url, single_redis_url, prefix, rq_cleanup
 ):
