@@ -5,7 +5,7 @@ from service.domain import Acquisition, Play, RoundRecord, parse_cards
 from service.domain.rules import _Draft
 from service.domain.state import DECK, PRIZE, State
 
-from .factories import SEVEN, a_game, play
+from .factories import SEVEN, a_game, codes, play
 
 
 def test_a_draft_freezes_back_into_the_state_it_copied():
@@ -48,3 +48,13 @@ def test_a_finished_round_is_recorded_field_by_field():
             removed=(),
         ),
     )
+
+
+def test_a_card_is_found_in_a_hand_out_of_code_order():
+    """rules.py finds a played card by bisection on code order, and falls back to a
+    scan for a hand that is not in that order (a state built by hand in a test)."""
+    state = a_game(2, hands={0: "GO1 KN9 UN5"})
+    state = state._replace(hands=(tuple(reversed(state.hands[0])), state.hands[1]))
+    after = play(state, "play KN9")
+    assert codes(p.card for p in after.trick) == ["KN9"]
+    assert "KN9" not in codes(after.hands[0]) and len(after.hands[0]) == 12
