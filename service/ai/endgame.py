@@ -5,11 +5,13 @@ cards are public (RULES.md 5 and 8). With 2 players the opponent's hand is there
 the deck less the seat's own hand and every played card: the seat knows the whole
 state, and the rest of the game is a finite game of perfect information.
 `solve` searches it to the end with alpha-beta on the outcome (win 1, draw 1/2,
-loss 0), through the rules engine itself, within a budget of positions.
+loss 0), through the rules engine itself, within a budget of positions, or until a
+time's up that the caller tells (the solver reads no clock).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from service.domain import Decision, Play, State, apply, legal_decisions, result
@@ -17,6 +19,7 @@ from service.domain.cards import CODE_ORDER
 from service.domain.powers import winning_play
 
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
+CHECK_EVERY = 256  # positions between two asks whether time is up (about 10 ms)
 
 
 class Solution(NamedTuple):
@@ -31,10 +34,15 @@ class _OutOfBudget(Exception):
     pass
 
 
-def solve(state: State, side: int, budget: int = 50_000) -> Solution | None:
+def solve(
+    state: State,
+    side: int,
+    budget: float = 50_000,
+    time_up: Callable[[], bool] | None = None,
+) -> Solution | None:
     """The best decision for the acting seat, on `side`, with the game's value for
     that side when both sides play perfectly; None if more than `budget` positions
-    would have to be searched."""
+    would have to be searched, or if `time_up()` says so before the search ends."""
     searched = 0
     bounds: dict[tuple, tuple[float, float]] = {}  # position -> (lowest, highest) value
 
@@ -42,6 +50,8 @@ def solve(state: State, side: int, budget: int = 50_000) -> Solution | None:
         nonlocal searched
         searched += 1
         if searched > budget:
+            raise _OutOfBudget
+        if time_up is not None and searched % CHECK_EVERY == 0 and time_up():
             raise _OutOfBudget
         if node.to_act is None:
             return outcome(node, side)

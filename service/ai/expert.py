@@ -8,8 +8,9 @@ and the budget goes by successive halving: after each pass the worse half of the
 candidates is dropped and the deals for the rest are doubled.
 
 With 2 players phase 2 hides nothing (`endgame.py`): the seat solves the rest of the
-game exactly when that search is small enough, and otherwise plays each decision
-out with greedy in the one state there is.
+game exactly when that search is small enough, and otherwise, or when the game is
+lost against perfect play, plays each decision out with greedy in the one state
+there is.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.domain import Decision, Observation, Settings, apply
+from service.domain import Decision, Observation, Settings, State, apply, legal_decisions
 
 from . import greedy
 from .determinize import sample_state, states
-from .endgame import solve
+from .endgame import LOSS, solve
 from .rollout import rollout
+
+ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search; the rest for playouts
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,11 +45,12 @@ class Expert:
     inputs only: about `steps` simulated decisions per decision, and at most
     `endgame_positions` positions to solve a 2-player phase 2 exactly. Given a
     `Budget`, it searches by time instead: each pass of the halving gets its share of
-    the seconds (at least two deals), and it answers when they are spent."""
+    the seconds (at least two deals), the endgame solver most of them, and it answers
+    when they are spent."""
 
     steps: int = 6_000
     endgame_positions: int = 6_000
-    candidates: int = 6  # greedy's best decisions searched
+    candidates: int = 4  # greedy's best decisions searched
     confidence: float = 1.0  # standard errors by which to beat greedy's choice
 
     def __call__(
@@ -59,11 +63,24 @@ class Expert:
         side = observation.side
         if observation.players == 2 and observation.phase == 2:
             state = sample_state(observation, rng)  # the only state there is
-            solution = solve(state, side, self.endgame_positions)
-            if solution is not None:
-                return solution.decision
-            return max(legal, key=lambda d: rollout(apply(state, d), side, rng))
+            return self._endgame(state, side, rng, budget)
         return self._search(observation, rng, side, budget)
+
+    def _endgame(
+        self, state: State, side: int, rng: random.Random, budget: Budget | None
+    ) -> Decision:
+        """A 2-player phase 2: exact play if the search fits in `endgame_positions`,
+        or in the budget's seconds but the little the playouts need. Otherwise, and
+        when every decision loses against perfect play, the decision whose greedy
+        playout scores best: the likeliest to profit from a mistake."""
+        if budget is None:
+            solution = solve(state, side, self.endgame_positions)
+        else:
+            until = budget.clock() + budget.seconds * ENDGAME_SHARE
+            solution = solve(state, side, math.inf, lambda: budget.clock() >= until)
+        if solution is not None and solution.value > LOSS:
+            return solution.decision
+        return max(legal_decisions(state), key=lambda d: rollout(apply(state, d), side, rng))
 
     def _search(
         self, observation: Observation, rng: random.Random, side: int, budget: Budget | None

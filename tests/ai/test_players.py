@@ -7,7 +7,7 @@ import pytest
 from service import ai
 from service.ai import expert
 from service.ai.determinize import sample_state
-from service.ai.endgame import DRAW, LOSS, WIN, outcome, solve
+from service.ai.endgame import DRAW, LOSS, WIN, Solution, outcome, solve
 from service.domain import (
     Settings,
     apply,
@@ -148,6 +148,48 @@ def test_the_endgame_solver_gives_up_over_its_budget():
     assert solve(state, state.to_act, budget=1) is None
 
 
+def test_the_endgame_solver_gives_up_when_told_its_time_is_up():
+    hands = {0: "GN1 GI5 DR3 TR8 SE2 GN7 DR9 TR0", 1: "TR2 SE9 GN3 DR7 GI1 SE5 DR1 GI9"}
+    state = in_phase2(hands=hands)  # thousands of positions to search
+    asked = []
+    assert solve(state, 0, time_up=lambda: asked.append(1) or True) is None
+    assert asked == [1]  # asked once, after its first few hundred positions
+    assert solve(state, 0, time_up=lambda: False) is not None
+
+
+def three_rounds_left(seed):
+    """A real 2-player game, played by greedy until its last three rounds."""
+    rng = random.Random(seed)
+    factions = rng.choice(legal_faction_sets(2))
+    state = new_game(Settings(2, factions), shuffled_deck(factions, rng))
+    while state.phase == 1 or state.trick or len(state.hands[state.to_act]) > 3:
+        state = apply(state, ai.greedy(observe(state, state.to_act), rng))
+    return state
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_expert_on_a_time_budget_plays_a_small_endgame_exactly(seed):
+    """With 2 players in phase 2 it solves what its seconds allow: its decision keeps
+    the game's value."""
+    state = three_rounds_left(seed)
+    side = state.to_act
+    budget = ai.Budget(0.2, Ticking(0.0001))
+    chosen = ai.Expert()(observe(state, side), random.Random(1), budget)
+    assert minimax(apply(state, chosen), side) == minimax(state, side)
+
+
+def test_the_expert_plays_a_lost_endgame_for_the_greedy_opponents_mistake(monkeypatch):
+    """When every decision loses against perfect play, it plays the one whose playout
+    with greedy at both seats scores best."""
+    state = three_rounds_left(0)
+    legal = legal_decisions(state)
+    assert len(legal) > 1
+    monkeypatch.setattr(expert, "solve", lambda *_: Solution(legal[0], LOSS, 1))
+    monkeypatch.setattr(expert, "apply", lambda _, decision: decision)
+    monkeypatch.setattr(expert, "rollout", lambda d, _, rng: legal.index(d))
+    assert ai.Expert()(observe(state, state.to_act), random.Random(1)) == legal[-1]
+
+
 @pytest.mark.parametrize("rivals", [1, 4])
 @pytest.mark.parametrize("gain", [0.5, 0.001])
 def test_the_expert_plays_a_rival_of_greedys_choice_only_when_it_does_clearly_better(
@@ -162,7 +204,7 @@ def test_the_expert_plays_a_rival_of_greedys_choice_only_when_it_does_clearly_be
     monkeypatch.setattr(expert.greedy, "ranked", lambda _: list(ranked))
     monkeypatch.setattr(expert, "apply", lambda _, decision: decision)
     monkeypatch.setattr(expert, "rollout", lambda d, _, rng: worth[d] + rng.gauss(0, 0.3))
-    chosen = ai.Expert()(observe(state, state.to_act), random.Random(1))
+    chosen = ai.Expert(candidates=rivals + 1)(observe(state, state.to_act), random.Random(1))
     assert chosen == (ranked[-1] if gain > 0.1 else ranked[0])
 
 
