@@ -31,7 +31,13 @@ def healthz():
 class ReadySchema(Schema):
     status = fields.String(metadata={"example": "ready"})
     store = fields.String(metadata={"enum": ["ok"]})
-    queues = fields.String(metadata={"enum": ["ok", "off"], "description": "off: no queues"})
+    queues = fields.String(
+        metadata={
+            "enum": ["ok", "off", "down"],
+            "description": "off: this process has no queues; down: their Redis does not"
+            " answer (AI turns and notifications wait; moves do not)",
+        }
+    )
     workers = fields.Integer(
         metadata={"description": "RQ workers on the AI queue with a heartbeat in the last minute"}
     )
@@ -40,20 +46,14 @@ class ReadySchema(Schema):
 @blp.route("/readyz", methods=["GET"])
 @blp.response(200, ReadySchema)
 def readyz():
-    """Ready when the game store and the job queues' Redis answer (503 when not); says
-    how many workers are alive (0: AI seats and deadlines wait for one)."""
+    """Ready when the game store answers (503 when not); says whether the job queues'
+    Redis answers and how many workers are alive (0: AI seats and deadlines wait for
+    one)."""
     state = games.readiness(claim())
     if not state.ready:
-        down = [
-            name for name, ok in (("store", state.store), ("queues", state.queues)) if ok is False
-        ]
-        raise Problem("store-unavailable", f"not ready: {' and '.join(down)} unreachable")
-    return {
-        "status": "ready",
-        "store": "ok",
-        "queues": "off" if state.queues is None else "ok",
-        "workers": state.workers,
-    }
+        raise Problem("store-unavailable", "not ready: store unreachable")
+    queues = {None: "off", True: "ok", False: "down"}[state.queues]
+    return {"status": "ready", "store": "ok", "queues": queues, "workers": state.workers}
 
 
 @blp.route("/openapi.yaml", methods=["GET"])

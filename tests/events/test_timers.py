@@ -1,6 +1,7 @@
 """The timers projection: a due time per game, set only from a version as new as the
 last, claimed a chunk at a time under a lease (unit tests on fakeredis)."""
 
+import threading
 from datetime import timedelta
 
 import pytest
@@ -67,3 +68,25 @@ def test_claims_take_the_earliest_of_every_shard_first(timers, fake_redis):
     order = [game_id for chunk in claimed for game_id, _ in chunk]
     assert order == [f"g{n:02}" for n in reversed(range(30))]  # due earliest, claimed first
     assert [len(chunk) for chunk in claimed] == [4] * 7 + [2]
+
+
+def test_racing_claimers_on_a_real_redis_take_each_timer_once(redis_client, prefix):
+    """Four threads claim chunks at once, on the test's Redis (a cluster's too: the
+    shards on several masters): every due timer is claimed, none twice in its lease."""
+    timers = Timers(redis_client, prefix, "deadlines")
+    for n in range(200):
+        timers.set(f"g{n:03}", 1, at(n))
+    claimed: list[str] = []
+    lock = threading.Lock()
+
+    def claimer():
+        while chunk := timers.claim(at(300), count=7, lease=600):
+            with lock:
+                claimed.extend(game_id for game_id, _ in chunk)
+
+    threads = [threading.Thread(target=claimer) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(claimed) == [f"g{n:03}" for n in range(200)]

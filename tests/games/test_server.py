@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import redis
 from rq import Worker
 
 from service import games
@@ -34,3 +35,12 @@ def test_not_ready_when_the_store_does_not_answer(claim, monkeypatch):
     monkeypatch.setattr(claim.store, "ping", down)
     state = games.readiness(claim)
     assert (state.store, state.ready) == (False, False)
+
+
+def test_ready_when_the_queues_do_not_answer_which_it_reports(claim_with_jobs, monkeypatch):
+    def down(*args, **kwargs):
+        raise redis.ConnectionError("gone")
+
+    monkeypatch.setattr(claim_with_jobs.jobs, "heartbeats", down)
+    state = games.readiness(claim_with_jobs)
+    assert (state.store, state.queues, state.workers, state.ready) == (True, False, 0, True)
