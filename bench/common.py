@@ -15,7 +15,6 @@ from service.config import Config
 from service.domain import Settings, apply, legal_decisions, new_game, shuffled_deck
 from service.embedded_redis import EmbeddedRedis
 from service.events import DecisionMade
-from service.local_cluster import free_port  # noqa: F401 (the benches import it from here)
 
 
 @contextmanager

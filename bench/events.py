@@ -45,7 +45,7 @@ from pathlib import Path
 from queue import Empty
 
 import redis
-from common import delete_keys, free_port, random_game, redis_url
+from common import delete_keys, random_game, redis_url
 from tqdm import tqdm
 
 from service.config import FSYNC_POLICIES
@@ -56,6 +56,7 @@ from service.domain import (
 from service.embedded_redis import EmbeddedRedis
 from service.events import AI, GameStore, SeatSpec, fold
 from service.events.codec import encode
+from service.local_cluster import free_port
 
 PLAYERS = (2, 3, 4)
 KINDS = ("append", "XADD")

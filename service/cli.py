@@ -72,16 +72,15 @@ def rebuild(config: Config) -> int:
     """`claim rebuild`: every projection of the games written again from the streams."""
     from . import games
     from .events import connect
+    from .events.shards import delete_unsharded
 
     claim = games.Claim.connect(config)
     game_ids = tqdm(claim.store.game_ids(), desc="rebuild", unit="game", file=sys.stderr)
     count = games.rebuild(claim, game_ids)
     print(f"{count} game{'s' * (count != 1)} rebuilt", file=sys.stderr)
-    # The unsharded projections of versions before the shards (service/events/shards.py).
     client = connect(config)
-    for name in ("lobby", "deadlines", "reminders", "turns"):
-        for key in client.scan_iter(match=f"{config.prefix}:{{{name}}}:*"):
-            client.delete(key)
+    delete_unsharded(client, config.prefix)
+    client.close()
     return 0
 
 
@@ -130,7 +129,9 @@ def _check_queues(config: Config) -> None:
     from .games.claim import queues
 
     try:
-        queues(config, connect(config))
+        games = connect(config)
+        queues(config, games).close()
+        games.close()
     except StoreUnavailable as error:
         raise ConfigError(f"REDIS_URL or CLAIM_QUEUE_URL: {error}") from None
 

@@ -180,15 +180,15 @@ def apply_event(game_id: str, game: Game | None, record: Recorded) -> Game:
     # Made field by field, not by `dataclasses.replace`, which looks up every field's
     # definition each time: a fold runs this once per event of the game.
     return Game(
-        game.id,
-        record.version,
-        game.created_at,
-        record.at,
-        game.creation,
-        changes.get("seats", game.seats),
-        changes.get("state", game.state),
-        changes.get("decisions", game.decisions),
-        changes.get("ending", game.ending),
+        id=game.id,
+        version=record.version,
+        created_at=game.created_at,
+        updated_at=record.at,
+        creation=game.creation,
+        seats=changes.get("seats", game.seats),
+        state=changes.get("state", game.state),
+        decisions=changes.get("decisions", game.decisions),
+        ending=changes.get("ending", game.ending),
     )
 
 

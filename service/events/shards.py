@@ -20,3 +20,14 @@ def shard_of(game_id: str) -> int:
 def tags(name: str) -> list[str]:
     """The hash tags of the shards of `name`, shard 0 first: `{name:0}` ..."""
     return [f"{{{name}:{n}}}" for n in range(SHARDS)]
+
+
+UNSHARDED = ("lobby", "deadlines", "reminders", "turns")  # their tags before the shards
+
+
+def delete_unsharded(client, prefix: str) -> None:
+    """Delete the keys these projections had before they were sharded, `{lobby}`...:
+    `claim rebuild` has written them again in their shards."""
+    for name in UNSHARDED:
+        for key in client.scan_iter(match=f"{prefix}:{{{name}}}:*"):
+            client.delete(key)
