@@ -10,10 +10,11 @@ a temporary directory; on the cluster, RQ's queues are on it (`CLAIM_QUEUE_URL`)
 1. Distribution: `--games` games created through the store on the cluster; how many
    each master holds (a game's keys share its hash tag, so its slot).
 2. Moves/s: `claim serve --workers N` for each N of `--processes` (gunicorn worker
-   processes), on one Redis and on the cluster; `--clients` client processes post
-   moves of games they dealt themselves, as `bench/api.py`'s `moves` does. Beside each
-   figure, the CPU the API's processes and the Redis servers (the masters, on the
-   cluster) used, in cores: what is busy is the bottleneck.
+   processes), on one Redis, on the cluster, and on the cluster with every move
+   acknowledged once on a replica (`cluster+1`: `CLAIM_REPLICAS=1`); `--clients`
+   client processes post moves of games they dealt themselves, as `bench/api.py`'s
+   `moves` does. Beside each figure, the CPU the API's processes and the Redis servers
+   (the masters, on the cluster) used, in cores: what is busy is the bottleneck.
 3. AI turns/s: for each M of `--workers`, M `claim worker` processes beside a
    `claim serve`, `--ai-games` games of `--level` AIs only created at once; AI turns
    made over the time until the last game ended.
@@ -169,22 +170,26 @@ def main() -> None:
         LocalCluster(Path(scratch) / "cluster") as cluster,
     ):
         held = distribution(cluster, args.games)
-        kinds = {
-            "single": (single, None, [redis.Redis.from_url(single)]),
-            "cluster": (cluster.url, single, [node.client for node in cluster.masters]),
+        masters = [node.client for node in cluster.masters]
+        cluster_settings = {"CLAIM_QUEUE_URL": single}
+        kinds = {  # the Redis, what claim serve is told of it, the servers whose CPU counts
+            "single": (single, {}, [redis.Redis.from_url(single)]),
+            "cluster": (cluster.url, cluster_settings, masters),
+            "cluster+1": (cluster.url, {**cluster_settings, "CLAIM_REPLICAS": "1"}, masters),
         }
         moves = {}
         for count in processes:
-            for kind, (url, queue_url, servers) in kinds.items():
-                settings = {"CLAIM_QUEUE_URL": queue_url} if queue_url else {}
+            for kind, (url, settings, servers) in kinds.items():
                 with serving(count, 1000, url=url, **settings) as server:
                     moves[kind, count] = moves_per_second(
                         server, servers, args.clients, args.seconds
                     )
         turns = {}
         for count in worker_counts:
-            for kind, (url, queue_url, _) in kinds.items():
-                settings = {"CLAIM_QUEUE_URL": queue_url} if queue_url else {}
+            for kind, (url, settings, _) in kinds.items():
+                if kind not in ("single", "cluster"):
+                    continue
+                queue_url = settings.get("CLAIM_QUEUE_URL")
                 with (
                     serving(1, 1000, url=url, **settings) as server,
                     workers(server, count, queue_url, Path(scratch)),
@@ -201,12 +206,12 @@ def main() -> None:
         " masters only; clients: the client processes)"
     )
     print(
-        f"{'API procs':>9} {'redis':<8} {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7}"
+        f"{'API procs':>9} {'redis':<9} {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7}"
         f" {'API CPU':>8} {'Redis CPU':>10} {'clients CPU':>12}"
     )
     for (kind, count), (rate, p50, p99, api, busy, mine) in moves.items():
         print(
-            f"{count:>9} {kind:<8} {rate:>8,.0f} {p50:>7.1f} {p99:>7.1f}"
+            f"{count:>9} {kind:<9} {rate:>8,.0f} {p50:>7.1f} {p99:>7.1f}"
             f" {api:>8.2f} {busy:>10.2f} {mine:>12.2f}"
         )
     print(f"AI turns/s, {args.ai_games} games of two {args.level} AIs created at once")
