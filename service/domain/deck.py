@@ -95,7 +95,7 @@ def full_deck(factions) -> tuple[Card, ...]:
     return _full_deck(tuple(factions))
 
 
-@lru_cache(maxsize=1024)  # every new game and shuffle asks (bench/engine.py: 5% of its time)
+@lru_cache(maxsize=1024)  # every new game and every shuffle asks for it
 def _full_deck(factions: tuple[Faction, ...]) -> tuple[Card, ...]:
     return tuple(sorted((c for f in factions for c in FACTION_CARDS[f]), key=CODE_ORDER))
 

@@ -98,9 +98,8 @@ def dwarves_receiver(plays: tuple[Play, ...], winner: int) -> int:
 
 class Table:
     """The public piles that phase 2 changes, for one round's resolution
-    (`resolve_phase2`): the piles of each seat stay tuples in a list, and only those
-    the round changes are built anew (copying every pile each round was a tenth of
-    bench/engine.py's time)."""
+    (`resolve_phase2`): each seat's piles stay tuples in a list, and only those the
+    round changes are built anew, instead of every pile copied to a list and back."""
 
     __slots__ = ("gnomes_in_front", "removed", "score_piles", "trolls_aside")
 
