@@ -19,7 +19,7 @@ from service.domain.cards import CODE_ORDER
 from service.domain.powers import winning_play
 
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
-CHECK_EVERY = 256  # positions between two asks whether time is up (5 to 10 ms)
+CHECK_EVERY = 256  # positions between two asks whether time is up: 5 to 25 ms
 
 
 class Solution(NamedTuple):
