@@ -183,8 +183,9 @@ class LocalCluster:
         return True
 
     def healthy(self) -> bool:
-        """Every slot served by a running master, as every running node sees it, and
-        every running replica in sync with its master."""
+        """Every slot served by a running master, as every running node sees it (with
+        `cluster-require-full-coverage no` a node's state is "ok" before it knows every
+        slot), and every running replica in sync with its master."""
         running = [node for node in self.nodes if node.running()]
         ports = {node.port for node in running}
         for node in running:
@@ -196,6 +197,8 @@ class LocalCluster:
             except redis.RedisError:
                 return False
             if any(master[1] not in ports for _, _, master, *_ in ranges):
+                return False
+            if sum(last - first + 1 for first, last, *_ in ranges) != SLOTS:
                 return False
             if replication["role"] == "slave" and replication["master_link_status"] != "up":
                 return False
