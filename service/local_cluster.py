@@ -20,10 +20,12 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import redis
 from redis.crc import key_slot
 
+T = TypeVar("T")
 SLOTS = 16384
 # A node silent this long is failing, and its replica takes over: long enough that a
 # node kept from the CPU for a while on a busy machine is not taken for dead.
@@ -49,13 +51,15 @@ def free_node_port() -> int:
                 return port
 
 
-def until(condition: Callable[[], bool], failure: str, patience: float = PATIENCE) -> None:
-    """Wait until `condition()` holds; RuntimeError(`failure`) after `patience` s."""
+def until(condition: Callable[[], T], failure: str, patience: float = PATIENCE) -> T:
+    """Wait until `condition()` holds and answer what it answered; RuntimeError(`failure`)
+    after `patience` s."""
     give_up = time.monotonic() + patience
-    while not condition():
+    while not (answer := condition()):
         if time.monotonic() > give_up:
             raise RuntimeError(failure)
         time.sleep(0.05)
+    return answer
 
 
 class RedisNode:

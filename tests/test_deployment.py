@@ -17,6 +17,7 @@ import pytest
 import redis
 import requests
 
+from service.local_cluster import until
 from tests.rq_keys import delete_rq_keys
 from tests.test_serve import ROOT, start, stop, wait_for_health
 
@@ -63,14 +64,6 @@ def deployment(cluster_url, single_redis_url, tmp_path):
             delete_rq_keys(queues, prefix)
 
 
-def until(check, failure: str):
-    give_up = time.monotonic() + PATIENCE
-    while not (answer := check()):
-        assert time.monotonic() < give_up, failure
-        time.sleep(0.2)
-    return answer
-
-
 def readiness(host: str, workers: int) -> dict | None:
     """The host's readiness once it counts `workers` workers alive."""
     ready = requests.get(f"{host}/readyz", timeout=5).json()
@@ -80,7 +73,7 @@ def readiness(host: str, workers: int) -> dict | None:
 def test_two_api_hosts_and_two_workers_on_a_cluster_play_a_game(deployment):
     rng = random.Random(3)
     for host in deployment:
-        ready = until(lambda host=host: readiness(host, workers=2), "no heartbeats seen")
+        ready = until(lambda host=host: readiness(host, workers=2), "no heartbeats seen", PATIENCE)
         assert ready == {"status": "ready", "store": "ok", "queues": "ok", "workers": 2}
     seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}]
     game = requests.post(f"{deployment[0]}/games", json={"players": 2, "seats": seats}).json()
