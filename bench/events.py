@@ -53,8 +53,7 @@ from service.domain import (
     random_factions,
 )
 from service.embedded_redis import EmbeddedRedis
-from service.events import AI, GameStore, SeatSpec, fold
-from service.events.codec import encode
+from service.events import AI, GameStore, SeatSpec, codec, fold
 from service.local_cluster import RedisNode, until
 
 PLAYERS = (2, 3, 4)
@@ -85,7 +84,7 @@ def client(url, prefix, number, operations, rounds, seed, start, done, replicas=
     at = datetime.now(UTC).isoformat()
     entries = [  # the same fields as the append script writes
         {"id": str(uuid.uuid4()), "type": name, "v": version, "at": at, "data": data}
-        for name, version, data in (encode(event) for _, _, event in work)
+        for name, version, data in (codec.encode(event) for _, _, event in work)
     ]
     stream = f"{prefix}:xadd:{{{uuid.uuid4().hex}}}"  # its own, whatever ran before
     times = []
@@ -177,12 +176,24 @@ def fold_timings(connection: redis.Redis, prefix: str, players: int, rng, folds:
     game_id = finished_game(store, players, rng)
     key = f"{prefix}:game:{{{game_id}}}:events"  # the stream (docs/design.md, Events)
     records = store.read(game_id)
+
+    def cold(call):
+        """`call` in a process that has read no decision yet (codec's cache empty)."""
+
+        def run():
+            codec.decision_made_read.cache_clear()
+            call()
+
+        return run
+
     return (
         len(records),
         timings(lambda: connection.xrange(key), folds, f"{players}p XRANGE"),
         timings(lambda: store.read(game_id), folds, f"{players}p read"),
+        timings(cold(lambda: store.read(game_id)), folds, f"{players}p read, cold"),
         timings(lambda: fold(game_id, records), folds, f"{players}p fold"),
         timings(lambda: GameStore(connection, prefix).load(game_id), folds, f"{players}p load"),
+        timings(cold(lambda: GameStore(connection, prefix).load(game_id)), folds, "cold load"),
     )
 
 
@@ -331,17 +342,20 @@ def main() -> None:
         print(f"{clients:>7} {append:>10,.0f} {xadd:>9,.0f} {xadd / append:>21.2f}")
     print("target: an append costs at most 3 XADDs")
     print(f"\nfolding a finished game: ms, median / p95 of {args.folds}")
-    columns = ("XRANGE", "read", "fold", "load (fresh)")
+    columns = ("XRANGE", "read", "read (cold)", "fold", "load (fresh)", "load (cold)")
     print(
         f"{'players':>7} {'events':>6} "
         + " ".join(f"{c:>13}" for c in columns)
-        + f" {'decode µs/event':>15}"
+        + f" {'decode µs/event':>15} {'(cold)':>6}"
     )
     for players, (events, *figures) in folds.items():
         cells = " ".join(f"{median:>6.2f} /{p95:>5.2f}" for median, p95 in figures)
-        (xrange, _), (read, _) = figures[:2]
-        print(f"{players:>7} {events:>6} {cells} {(read - xrange) * 1000 / events:>15.1f}")
-    print("decode: (read - XRANGE) / events, medians")
+        (xrange, _), (read, _), (cold, _) = figures[:3]
+        per_event = [(read - xrange) * 1000 / events, (cold - xrange) * 1000 / events]
+        print(f"{players:>7} {events:>6} {cells} {per_event[0]:>15.1f} {per_event[1]:>6.1f}")
+    print("decode: (read - XRANGE) / events, medians. load: GameStore.load on a new store")
+    print("(XRANGE, decode, fold); cold: in a process that has read no decision yet (the")
+    print("codec reads each distinct decision's data once, service/events/codec.py)")
     print("targets: a fold from the store (load) under 1 ms; decoding at most 10 µs per event")
 
 

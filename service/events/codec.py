@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import orjson
 from marshmallow import (
@@ -278,6 +279,20 @@ def decode(name: str, version: int, data: str | bytes) -> Event:
     that fits is read by the fast path (`FAST`); anything the fast path is not sure
     of, by the schema, which has the last word and the words for what is wrong.
     """
+    if name == "DecisionMade":
+        return decision_made_read(version, data)
+    return _decode(name, version, data)
+
+
+@lru_cache(maxsize=8192)
+def decision_made_read(version: int, data: str | bytes) -> Event:
+    """A decision's data, read once: events are immutable values, and a decision's
+    data is one of a few thousand (seat, decision, policy), the same in every game.
+    Most of a game's events are decisions; a miss costs what reading it costs."""
+    return _decode("DecisionMade", version, data)
+
+
+def _decode(name: str, version: int, data: str | bytes) -> Event:
     event_type = BY_NAME.get(name)
     if event_type is None:
         raise ValidationError(f"unknown event type {name!r}")

@@ -366,13 +366,15 @@ class GameStore:
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
 
-    def _decode(self, game_id: str, entry_id, fields: dict) -> Recorded:
-        version = int(_text(entry_id).split("-")[0])
-        fields = {_text(name): _text(value) for name, value in fields.items()}
+    def _decode(self, game_id: str, entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
+        version = int(entry_id[: entry_id.index(b"-")])
         try:
-            event = decode(fields["type"], int(fields["v"]), fields["data"])
+            event = decode(fields[b"type"].decode(), int(fields[b"v"]), fields[b"data"])
             return Recorded(
-                version, uuid.UUID(fields["id"]), datetime.fromisoformat(fields["at"]), event
+                version,
+                uuid.UUID(fields[b"id"].decode()),
+                datetime.fromisoformat(fields[b"at"].decode()),
+                event,
             )
         except (KeyError, ValueError, ValidationError) as error:
             problems = getattr(error, "messages", None) or f"{type(error).__name__}: {error}"

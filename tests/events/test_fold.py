@@ -47,9 +47,9 @@ def _running(players=2):
     return _fold(a_creation(players))
 
 
-def _rejection(game, event) -> Exception:
+def _rejection(game, *events) -> Exception:
     with pytest.raises(RejectedEvent) as caught:
-        then(game, event)
+        then(game, *events)
     return caught.value
 
 
@@ -85,6 +85,38 @@ def test_the_folded_state_is_the_engines_state_after_the_same_decisions():
     game = _fold(*events)
     assert game.state == state
     assert (game.version, game.decisions) == (21, 20)
+
+
+def _moves_to_the_end(state, rng=None) -> list[DecisionMade]:
+    moves = []
+    while state.to_act is not None:
+        moves.append(a_move(state, rng))
+        state = apply(state, moves[-1].decision)
+    return moves
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_whole_game_folded_at_once_is_the_game_folded_event_by_event(players):
+    creation = a_creation(players=players, seed=players)
+    moves = _moves_to_the_end(new_game(creation.settings, creation.deck), random.Random(1))
+    events = [creation, *moves[:3], TurnTimedOut(moves[3].seat, "takeover:greedy")]
+    events += [replace(moves[3], timeout_policy="takeover:greedy"), SeatReturned(moves[3].seat)]
+    events += moves[4:]
+    by_one = None
+    for record in records(*events):
+        by_one = fold("g1", [record], by_one)
+    assert _fold(*events) == by_one
+    assert (by_one.status, by_one.decisions) == (FINISHED, len(moves))
+
+
+def test_a_rejected_decision_among_many_is_named_by_its_own_version():
+    game = _running()
+    moves = _moves_to_the_end(game.state)
+    illegal = replace(moves[5], seat=1 - moves[5].seat)
+    error = _rejection(game, *moves[:5], illegal, *moves[6:])
+    assert (error.version, type(error.error)) == (7, NotYourTurn)
+    error = _rejection(game, *moves, moves[-1])
+    assert (error.version, type(error.error)) == (len(moves) + 2, GameOver)
 
 
 def test_the_last_decision_finishes_the_game_with_the_engines_winner():
