@@ -3,8 +3,11 @@
     .venv/bin/python bench/engine.py [--games 3000] [--seed 1]
 
 Each game shuffles a random legal deck, deals, and plays uniformly random legal
-decisions to the end: every decision is one `legal_decisions` plus one `apply`.
-Prints decisions per second and games per second for each player count.
+decisions to the end: every decision is one `legal_decisions` plus one checked
+decision. Prints decisions per second and games per second for each player count,
+played two ways, in turns: `apply` after `apply` (a new immutable `State` each time,
+as the AI's searches use it) and a `Replay` (one state taken through the game in
+place, as the fold and `claim simulate` use it; `service.simulation.random_game`).
 """
 
 from __future__ import annotations
@@ -16,22 +19,47 @@ import time
 
 from tqdm import tqdm
 
-from service.domain import Settings, random_factions
+from service.domain import (
+    Settings,
+    State,
+    apply,
+    legal_decisions,
+    new_game,
+    random_factions,
+    shuffled_deck,
+)
 from service.simulation import random_game
 
 
-def measure(players: int, games: int, seed: int) -> tuple[float, float]:
-    """(decisions per second, games per second) over `games` random games."""
+def applied_game(settings: Settings, rng: random.Random) -> tuple[State, int]:
+    """`random_game` with `apply` after `apply`."""
+    state = new_game(settings, shuffled_deck(settings.factions, rng))
+    decisions = 0
+    while state.to_act is not None:
+        state = apply(state, rng.choice(legal_decisions(state)))
+        decisions += 1
+    return state, decisions
+
+
+PLAYS = {"apply": applied_game, "replay": random_game}
+
+
+def measure(players: int, games: int, seed: int) -> dict[str, tuple[float, float]]:
+    """(decisions per second, games per second) over `games` random games, each game
+    played both ways in turns, with the same deal and decisions."""
     rng = random.Random(seed)
     decisions = 0
-    elapsed = 0.0
+    elapsed = dict.fromkeys(PLAYS, 0.0)
     for _ in tqdm(range(games), desc=f"{players} players", unit="game", file=sys.stderr):
         settings = Settings(players, random_factions(players, rng))
-        start = time.perf_counter()
-        _, made = random_game(settings, rng)
-        elapsed += time.perf_counter() - start
+        state = rng.getstate()
+        for way, play in PLAYS.items():
+            rng.setstate(state)
+            start = time.perf_counter()
+            _, made = play(settings, rng)
+            elapsed[way] += time.perf_counter() - start
         decisions += made
-    return decisions / elapsed, games / elapsed
+    return {way: (decisions / seconds, games / seconds) for way, seconds in elapsed.items()}
 
 
 def main() -> None:
@@ -39,10 +67,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3000, help="games per player count")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    rows = [(players, *measure(players, args.games, args.seed)) for players in (2, 3, 4)]
-    print(f"{'players':>7} {'decisions/s':>12} {'games/s':>9}")
-    for players, per_decision, per_game in rows:
-        print(f"{players:>7} {per_decision:>12,.0f} {per_game:>9,.0f}")
+    rows = {players: measure(players, args.games, args.seed) for players in (2, 3, 4)}
+    print(f"{'players':>7} {'way':>6} {'decisions/s':>12} {'games/s':>9}")
+    for players, ways in rows.items():
+        for way, (per_decision, per_game) in ways.items():
+            print(f"{players:>7} {way:>6} {per_decision:>12,.0f} {per_game:>9,.0f}")
 
 
 if __name__ == "__main__":

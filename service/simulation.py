@@ -7,10 +7,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .domain import (
+    Replay,
     Settings,
     State,
-    apply,
-    legal_decisions,
     new_game,
     random_factions,
     result,
@@ -21,12 +20,12 @@ from .domain import (
 def random_game(settings: Settings, rng: random.Random) -> tuple[State, int]:
     """Play a shuffled deal with uniformly random legal decisions; the final state and
     the number of decisions made."""
-    state = new_game(settings, shuffled_deck(settings.factions, rng))
+    replay = Replay(new_game(settings, shuffled_deck(settings.factions, rng)))
     decisions = 0
-    while state.to_act is not None:
-        state = apply(state, rng.choice(legal_decisions(state)))
+    while replay.to_act is not None:
+        replay.apply(rng.choice(replay.legal_decisions()))
         decisions += 1
-    return state, decisions
+    return replay.state(), decisions
 
 
 @dataclass

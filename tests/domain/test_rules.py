@@ -1,6 +1,7 @@
 """The game loop: RULES.md sections 2 (decisions), 3 (a round), 4 (phase 1), 5 and
 the Knights, Undead, Doppelgangers, Dragons and Seers of section 6."""
 
+import random
 from collections import Counter
 
 import pytest
@@ -11,8 +12,13 @@ from service.domain import (
     GameOver,
     IllegalDecision,
     NotYourTurn,
+    Replay,
+    Settings,
     apply,
     legal_decisions,
+    new_game,
+    random_factions,
+    shuffled_deck,
 )
 
 from .factories import SEVEN, a_game, codes, play
@@ -300,3 +306,44 @@ def test_no_decision_is_accepted_once_the_game_is_over():
     assert legal_decisions(state) == ()
     with pytest.raises(GameOver):
         apply(state, "play GO3")
+
+
+# A Replay: many decisions in a row, each checked as `apply` checks it
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_replay_takes_the_states_that_apply_after_apply_takes(players):
+    rng = random.Random(players)
+    for _ in range(20):
+        settings = Settings(players, random_factions(players, rng))
+        state = new_game(settings, shuffled_deck(settings.factions, rng))
+        replay = Replay(state)
+        midway = []  # states taken from the replay on the way, and apply's then
+        while state.to_act is not None:
+            assert replay.legal_decisions() == legal_decisions(state)
+            decision = rng.choice(legal_decisions(state))
+            replay.apply(decision, seat=state.to_act)
+            state = apply(state, decision)
+            if rng.random() < 0.1:
+                midway.append((replay.state(), state))
+        assert replay.state() == state and replay.to_act is None
+        assert all(taken == then for taken, then in midway)  # unchanged by what followed
+
+
+def test_a_decision_a_replay_refuses_is_refused_as_apply_refuses_it_and_changes_nothing():
+    state = play(seer_win())
+    replay = Replay(state)
+    tries = [("play GN1", None), ("take deck", 0), ("take GO0", None)]
+    for decision, seat in tries:
+        with pytest.raises(IllegalDecision) as by_apply:  # NotYourTurn is one
+            apply(state, decision, seat=seat)
+        with pytest.raises(IllegalDecision) as by_replay:
+            replay.apply(decision, seat=seat)
+        assert (type(by_replay.value), str(by_replay.value)) == (
+            type(by_apply.value),
+            str(by_apply.value),
+        )
+    assert replay.state() == state
+    finished = Replay(state)
+    while finished.to_act is not None:
+        finished.apply(finished.legal_decisions()[0])
+    with pytest.raises(GameOver):
+        finished.apply("play GO3")
