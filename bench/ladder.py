@@ -3,9 +3,11 @@
     .venv/bin/python bench/ladder.py --players 2 --pairing greedy:random --games 400
     .venv/bin/python bench/ladder.py --players 3 --pairing expert:greedy --games 150
     .venv/bin/python bench/ladder.py --pairing expert:greedy --expert-seconds 0.2
+    .venv/bin/python bench/ladder.py --players 4 --pairing expert+greedy:greedy --games 100
 
 A pairing `a:b` seats one `a` (the first side with 4 players: seats 0 and 2) against
-`b` in every other seat. Each deal is played once per seat rotation (twice with 2 or 4
+`b` in every other seat; with 4 players `a+c:b` seats a team of `a` and `c` against a
+team of two `b`. Each deal is played once per seat rotation (twice with 2 or 4
 players, with the sides swapped; three times with 3), so both levels hold the same
 cards. Prints, per pairing, the share of games the `a` seat wins (a draw counts half)
 with its 95% Wilson interval; then, per level, the seconds per decision (mean, 95th
@@ -45,6 +47,7 @@ def play_deal(task: tuple[int, str, str, int, int, float | None]) -> tuple[str, 
     """Play one deal in every seat rotation: the pairing, the `a` side's score in each
     game (1 win, 1/2 draw, 0 loss), and each level's seconds per decision."""
     seed, hero, rival, players, deal, expert_seconds = task
+    hero, partner = hero.split("+") if "+" in hero else (hero, hero)
     rng = random.Random(f"{seed}:{players}:{deal}")
     settings = Settings(players, random_factions(players, rng), rng.randrange(players))
     deck = shuffled_deck(settings.factions, rng)
@@ -52,7 +55,10 @@ def play_deal(task: tuple[int, str, str, int, int, float | None]) -> tuple[str, 
     scores, seconds = [], defaultdict(list)
     for rotation in range(sides):
         hero_side = rotation
-        levels = [hero if side_of(players, s) == hero_side else rival for s in range(players)]
+        levels = [
+            rival if side_of(players, s) != hero_side else hero if s < 2 else partner
+            for s in range(players)
+        ]
         players_ = [PLAYERS[level] for level in levels]
         rngs = [random.Random(f"{seed}:{players}:{deal}:{rotation}:{s}") for s in range(players)]
         state = new_game(settings, deck)
@@ -67,7 +73,8 @@ def play_deal(task: tuple[int, str, str, int, int, float | None]) -> tuple[str, 
             state = apply(state, decision, seat)
         winner = result(state).winner
         scores.append(0.5 if winner is None else float(winner == hero_side))
-    return f"{hero}:{rival}", scores, dict(seconds)
+    team = hero if partner == hero else f"{hero}+{partner}"
+    return f"{team}:{rival}", scores, dict(seconds)
 
 
 def decide(player, view, rng, expert_seconds: float | None):
@@ -113,8 +120,12 @@ def main() -> None:
     args = parser.parse_args()
     pairings = [p.split(":") for p in args.pairing or ["greedy:random"]]
     for pair in pairings:
-        if len(pair) != 2 or not set(pair) <= set(LEVELS):
-            parser.error(f"a pairing is two of {', '.join(LEVELS)} joined by ':'")
+        team = pair[0].split("+") if args.players == 4 else pair[:1]
+        if len(pair) != 2 or len(team) > 2 or not {*team, pair[1]} <= set(LEVELS):
+            parser.error(
+                f"a pairing is two of {', '.join(LEVELS)} joined by ':'"
+                " (with 4 players, the first may be a team: a+b)"
+            )
     rotations = 2 if args.players == 4 else args.players
     deals = max(1, math.ceil(args.games / rotations))
     tasks = [
@@ -133,11 +144,11 @@ def main() -> None:
         bar.close()
     budget = "fixed work" if args.expert_seconds is None else f"{args.expert_seconds} s"
     print(f"{args.players} players, seed {args.seed}, expert's budget per decision: {budget}")
-    print(f"{'pairing':<16} {'games':>6} {'a wins':>7}  95% interval")
+    print(f"{'pairing':<22} {'games':>6} {'a wins':>7}  95% interval")
     for pairing, values in scores.items():
         low, high = wilson(sum(values), len(values))
         share = sum(values) / len(values)
-        print(f"{pairing:<16} {len(values):>6} {share:>7.1%}  {low:.1%} - {high:.1%}")
+        print(f"{pairing:<22} {len(values):>6} {share:>7.1%}  {low:.1%} - {high:.1%}")
     print(f"{'level':<12} {'decisions':>9} {'mean s':>9} {'p95 s':>9} {'max s':>9}")
     for name in [name for level in LEVELS for name in (level, level + " cpu")]:
         values = seconds.get(name)
