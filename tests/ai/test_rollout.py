@@ -2,6 +2,7 @@
 
 import pytest
 
+from service.ai.greedy import value_function
 from service.ai.rollout import SeatView
 from service.domain import observe
 from tests.ai.test_players import random_states
@@ -38,3 +39,20 @@ def test_a_seat_views_history_shows_the_rounds_unredacted():
                     assert seen.card in (None, full.card)
                     hidden += seen.card is None
     assert hidden > 0  # some draws were hidden by observe, and shown by SeatView
+
+
+def test_greedy_values_a_seat_view_as_it_values_the_observation():
+    """A rollout's greedy player is the greedy player: every legal decision gets the
+    same value from the seat view as from `observe`, in every phase and player count."""
+    valued = 0
+    for state in random_states(games=12, seed=4):
+        seat = state.to_act
+        view, observation = SeatView(state, seat), observe(state, seat)
+        if len(observation.legal) < 2:
+            continue
+        assert view.legal == observation.legal
+        of_view, of_observation = value_function(view), value_function(observation)
+        for decision in observation.legal:
+            assert of_view(decision) == of_observation(decision), decision
+            valued += 1
+    assert valued > 3000
