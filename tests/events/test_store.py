@@ -181,15 +181,42 @@ def test_a_rejected_event_at_a_stale_version_is_reported_as_the_conflict(store):
         store.append(game.id, [stale_move], 1)
 
 
-def test_a_stored_event_that_fails_its_schema_is_reported_not_skipped(
+GOOD_ENTRY = {
+    "id": "1f544f50-9cdf-4245-a46f-abf506c3ff6d",
+    "type": "GameResigned",
+    "v": "1",
+    "at": "2026-11-25T04:17:06.328942+00:00",
+    "data": '{"seat":0}',
+}
+
+
+def test_an_entry_written_by_hand_as_the_store_writes_it_is_read(
     store, redis_client, prefix, new_store
 ):
     game = play(store, new_game(store), moves=1)
-    redis_client.xadd(
-        stream_key(prefix, game.id),
-        {"id": str(uuid.uuid4()), "type": "DecisionMade", "v": "1", "at": "x", "data": "{}"},
-        id="3-0",
-    )
+    redis_client.xadd(stream_key(prefix, game.id), GOOD_ENTRY, id="3-0")
+    record = new_store().read(game.id)[-1]
+    assert str(record.id) == GOOD_ENTRY["id"] and record.id == uuid.UUID(GOOD_ENTRY["id"])
+    assert new_store().load(game.id).ending.reason == "resigned"
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        {"data": "{}"},
+        {"at": "x"},
+        {"id": "1f544f50-9cdf-4245-a46f-abf506c3ff6"},
+        {"id": "1f544f50-9cdf-4245-a46f-abf506c3ff6x"},
+        {"id": "not an id"},
+        {"v": "one"},
+        {"type": "Nothing"},
+    ],
+)
+def test_a_stored_event_that_fails_its_schema_is_reported_not_skipped(
+    store, redis_client, prefix, new_store, corrupt
+):
+    game = play(store, new_game(store), moves=1)
+    redis_client.xadd(stream_key(prefix, game.id), GOOD_ENTRY | corrupt, id="3-0")
     fresh = new_store()
     for call in (lambda: fresh.load(game.id), lambda: fresh.read(game.id, after=1)):
         with pytest.raises(CorruptEvent, match=f"game {game.id}, event 3"):
