@@ -178,20 +178,20 @@ def fold(game_id: str, records: Iterable[Recorded], game: Game | None = None) ->
 
 
 def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
-    """The game after decisions in a row: what `apply_event` makes of each in turn,
-    with one `Game` at the end instead of one per decision. Most of a game's events
-    are decisions, and building a `Game` for each was near half of a fold's time; a
-    `Replay` takes the state through them a quarter faster than `apply` after `apply`."""
+    """The game after decisions in a row (one, for `apply_event`), each checked in
+    turn: the game runs, the seat is not taken over, the engine's rules. One `Game` at
+    the end instead of one per decision: most of a game's events are decisions, and
+    building a `Game` for each was near half of a fold's time; a `Replay` takes the
+    state through them a quarter faster than `apply` after `apply`."""
     replay = Replay(game.state)
-    taken_over = {seat for seat, spec in enumerate(game.seats) if spec.takeover is not None}
     for n, record in enumerate(records):
         event = record.event
         try:
             if n == 0:
                 _check_running(game)
-            elif replay.to_act is None:
+            elif replay.to_act is None:  # over: said before the seat's check, as above
                 raise GameOver("the game is over")
-            if event.timeout_policy is None and event.seat in taken_over:
+            if event.timeout_policy is None and _taken_over(game, event.seat):
                 raise SeatUnavailable(
                     f"an AI plays seat {event.seat} since its move time ran out:"
                     " take the seat back first"
