@@ -1,14 +1,18 @@
-"""Replay against apply: random legal games played both ways, compared at every step.
+"""Replay and the AI's compact engine against apply: random legal games played three
+ways, compared at every step.
 
     .venv/bin/python bench/differential.py [--decisions 1000000] [--seed 1]
                                            [--processes 2]
 
 Each game deals a random legal deck for 2, 3 or 4 players (in turn) and plays
 uniformly random legal decisions to the end, once with `apply` after `apply` and once
-with a `Replay`: at every step the legal decisions, the seat to act and the whole
-state (`Replay.state()`) must be equal. Prints how many decisions and games were
-compared, per player count, and the first difference if any (exit status 1).
-The tests run the same comparison on a few games (tests/domain/test_rules.py).
+with a `Replay` and once with a `CompactGame` (service/ai/compact.py): at every step
+the legal decisions and the seat to act must be equal, the Replay's whole state
+(`Replay.state()`) and the compact game's position (`CompactGame.position()`, of the
+state read into a compact game) too, and at the end the result. Prints how many
+decisions and games were compared, per player count, and the first difference if any
+(exit status 1). The tests run the same comparison on a few games
+(tests/domain/test_rules.py, tests/ai/test_compact.py).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from multiprocessing import Pool
 
 from tqdm import tqdm
 
+from service.ai.compact import CODES, DECISIONS, CompactGame
 from service.domain import (
     Replay,
     Settings,
@@ -27,6 +32,7 @@ from service.domain import (
     legal_decisions,
     new_game,
     random_factions,
+    result,
     shuffled_deck,
 )
 
@@ -40,18 +46,27 @@ def compare(task: tuple[int, int]) -> tuple[int, int, int, str | None]:
     decisions = 0
     for game in range(GAMES_PER_TASK):
         settings = Settings(players, random_factions(players, rng), rng.randrange(players))
-        state = new_game(settings, shuffled_deck(settings.factions, rng))
+        deck = shuffled_deck(settings.factions, rng)
+        state = new_game(settings, deck)
         replay = Replay(state)
+        compact = CompactGame.deal(settings, deck)
         while state.to_act is not None:
             legal = legal_decisions(state)
             if replay.legal_decisions() != legal or replay.to_act != state.to_act:
                 return players, game, decisions, f"seed {seed}: legal decisions differ"
+            if tuple(map(DECISIONS.get, compact.legal())) != legal:
+                return players, game, decisions, f"seed {seed}: compact legal decisions differ"
             decision = rng.choice(legal)
             state = apply(state, decision, seat=state.to_act)
             replay.apply(decision, seat=replay.to_act)
+            compact.apply(CODES[decision])
             decisions += 1
             if replay.state() != state:
                 return players, game, decisions, f"seed {seed}: states differ after {decision}"
+            if compact.position() != CompactGame.from_state(state).position():
+                return players, game, decisions, f"seed {seed}: compact differs after {decision}"
+        if compact.result() != result(state):
+            return players, game, decisions, f"seed {seed}: compact result differs"
     return players, GAMES_PER_TASK, decisions, None
 
 

@@ -5,9 +5,12 @@
 Each game shuffles a random legal deck, deals, and plays uniformly random legal
 decisions to the end: every decision is one `legal_decisions` plus one checked
 decision. Prints decisions per second and games per second for each player count,
-played two ways, in turns: `apply` after `apply` (a new immutable `State` each time,
-as the AI's searches use it) and a `Replay` (one state taken through the game in
-place, as the fold and `claim simulate` use it; `service.simulation.random_game`).
+played three ways, in turns on the same deals and decisions: `apply` after `apply` (a
+new immutable `State` each time, as the AI's greedy rollouts use it), a `Replay` (one
+state taken through the game in place, as the fold and `claim simulate` use it;
+`service.simulation.random_game`), and the AI's compact engine (`CompactGame`, cards
+as ints, unchecked: as the 2-player endgame search uses it; bench/differential.py
+proves it plays as the domain does).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import time
 
 from tqdm import tqdm
 
+from service.ai.compact import CompactGame
 from service.domain import (
     Settings,
     State,
@@ -41,12 +45,22 @@ def applied_game(settings: Settings, rng: random.Random) -> tuple[State, int]:
     return state, decisions
 
 
-PLAYS = {"apply": applied_game, "replay": random_game}
+def compact_game(settings: Settings, rng: random.Random) -> tuple[CompactGame, int]:
+    """`random_game` in the compact engine."""
+    game = CompactGame.deal(settings, shuffled_deck(settings.factions, rng))
+    decisions = 0
+    while game.to_act is not None:
+        game.apply(rng.choice(game.legal()))
+        decisions += 1
+    return game, decisions
+
+
+PLAYS = {"apply": applied_game, "replay": random_game, "compact": compact_game}
 
 
 def measure(players: int, games: int, seed: int) -> dict[str, tuple[float, float]]:
     """(decisions per second, games per second) over `games` random games, each game
-    played both ways in turns, with the same deal and decisions."""
+    played every way in turns, with the same deal and decisions."""
     rng = random.Random(seed)
     decisions = 0
     elapsed = dict.fromkeys(PLAYS, 0.0)
@@ -68,10 +82,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rows = {players: measure(players, args.games, args.seed) for players in (2, 3, 4)}
-    print(f"{'players':>7} {'way':>6} {'decisions/s':>12} {'games/s':>9}")
+    print(f"{'players':>7} {'way':>7} {'decisions/s':>12} {'games/s':>9}")
     for players, ways in rows.items():
         for way, (per_decision, per_game) in ways.items():
-            print(f"{players:>7} {way:>6} {per_decision:>12,.0f} {per_game:>9,.0f}")
+            print(f"{players:>7} {way:>7} {per_decision:>12,.0f} {per_game:>9,.0f}")
 
 
 if __name__ == "__main__":
