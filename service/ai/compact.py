@@ -65,6 +65,7 @@ class CompactGame:
         "players",
         "prizes",
         "round",
+        "round_winner",
         "scores",
         "seer",
         "size",
@@ -73,7 +74,6 @@ class CompactGame:
         "trick_cards",
         "trick_seats",
         "trolls",
-        "winner",
     )
 
     players: int
@@ -94,7 +94,7 @@ class CompactGame:
     seer: bool  # takers[0] won with a Seer and may take the draw pile's top card
     gnomes: list[list[int]]  # Gnomes in front of each seat
     trolls: list[int]  # Trolls set aside
-    winner: int | None  # the round's winner, once every card is played
+    round_winner: int | None  # the round's winner, once every card is played
 
     @classmethod
     def deal(cls, settings: Settings, deck) -> CompactGame:
@@ -128,7 +128,7 @@ class CompactGame:
         game.trick_seats = [play.seat for play in state.trick]
         game.trick_cards = [play.card.index for play in state.trick]
         game.takers = list(state.takers)
-        game.seer, game.winner = state.seer_choice, state.winner
+        game.seer, game.round_winner = state.seer_choice, state.winner
         game.trolls = [card.index for card in state.trolls_aside]
         return game
 
@@ -142,10 +142,11 @@ class CompactGame:
         game.scores = [[] for _ in range(players)]
         game.gnomes = [[] for _ in range(players)]
         game.prizes, game.trick_seats, game.trick_cards = [], [], []
-        game.takers, game.trolls, game.seer, game.winner = [], [], False, None
+        game.takers, game.trolls, game.seer, game.round_winner = [], [], False, None
         return game
 
     def copy(self) -> CompactGame:
+        """A game to play on without changing this one."""
         game = object.__new__(CompactGame)
         game.players, game.size, game.factions = self.players, self.size, self.factions
         game.phase, game.round, game.leader, game.to_act = (
@@ -154,14 +155,17 @@ class CompactGame:
             self.leader,
             self.to_act,
         )
-        game.hands = [hand[:] for hand in self.hands]
-        game.followers = [pile[:] for pile in self.followers]
-        game.scores = [pile[:] for pile in self.scores]
-        game.gnomes = [pile[:] for pile in self.gnomes]
-        game.draw, game.prizes = self.draw[:], self.prizes[:]
+        game.hands = list(map(list.copy, self.hands))
+        game.scores = list(map(list.copy, self.scores))
+        game.gnomes = list(map(list.copy, self.gnomes))
         game.trick_seats, game.trick_cards = self.trick_seats[:], self.trick_cards[:]
-        game.takers, game.seer, game.trolls = self.takers[:], self.seer, self.trolls[:]
-        game.winner = self.winner
+        game.trolls, game.seer, game.round_winner = self.trolls[:], self.seer, self.round_winner
+        if self.phase == 1:
+            game.followers = list(map(list.copy, self.followers))
+            game.draw, game.prizes, game.takers = self.draw[:], self.prizes[:], self.takers[:]
+        else:  # shared: phase 2 leaves them as they are (empty but the draw pile's rest)
+            game.followers, game.draw = self.followers, self.draw
+            game.prizes, game.takers = self.prizes, self.takers
         return game
 
     def legal(self) -> list[int]:
@@ -209,26 +213,9 @@ class CompactGame:
         self.seer = False
         self._hand_out()
 
-    def _winning(self) -> int:
-        """Where in the trick the winning card is (RULES.md 3 and 6, Knights)."""
-        cards = self.trick_cards
-        led = cards[0] // 10
-        best, high = 0, cards[0] % 10
-        if led == GO and any(card // 10 == KN for card in cards):
-            best, high = -1, -1
-            for at, card in enumerate(cards):
-                if card // 10 == KN and card % 10 > high:
-                    best, high = at, card % 10
-            return best
-        for at in range(1, len(cards)):
-            card = cards[at]
-            if card % 10 > high and (card // 10 == led or card < 10):  # < 10: Doppelganger
-                best, high = at, card % 10
-        return best
-
     def _finish_phase1_play(self) -> None:
         """RULES.md 4 and 6 (Undead, Seers): score Undead, rank the takers."""
-        at = self._winning()
+        at = winning_at(self.trick_cards)
         winner = self.trick_seats[at]
         cards = self.trick_cards
         for card in cards:
@@ -240,7 +227,7 @@ class CompactGame:
             self.takers = self._ranking(winner)
         if cards[at] // 10 == SE:
             self.seer = True
-        self.winner = winner
+        self.round_winner = winner
         self._hand_out()
 
     def _ranking(self, winner: int) -> list[int]:
@@ -270,7 +257,7 @@ class CompactGame:
                 self.to_act = takers[0]
                 return
             self._acquire(prizes.pop(0) if prizes else self.draw.pop())
-        self._next_round(self.winner)
+        self._next_round(self.round_winner)
 
     def _acquire(self, card: int) -> None:
         self.followers[self.takers.pop(0)].append(card)
@@ -278,7 +265,7 @@ class CompactGame:
     def _finish_phase2_round(self) -> None:
         """`powers.resolve_phase2`: RULES.md 5 and 6."""
         seats, cards = self.trick_seats, self.trick_cards
-        winner = seats[self._winning()]
+        winner = seats[winning_at(self.trick_cards)]
         scores, gnomes, trolls = self.scores, self.gnomes, self.trolls
         last = self.round == self.size - 1
         for card in cards:
@@ -349,35 +336,54 @@ class CompactGame:
 
     def result(self) -> Result:
         """The domain's `result` of the finished game (RULES.md 7)."""
-        sides = 2 if self.players == 4 else self.players
-        by_faction = [[[] for _ in range(10)] for _ in range(sides)]  # side, rank: cards
-        for seat, pile in enumerate(self.scores):
-            mine = by_faction[side_of(self.players, seat)]
-            for card in pile:
-                mine[card // 10].append(card)
-        winners = []
-        keys = [[0, 0, 0] for _ in range(sides)]  # factions won, their cards, their values
-        for faction in self.factions:
-            # Most cards, then the higher values from the top (RULES.md 7).
-            ranked = [sorted(piles[faction], reverse=True) for piles in by_faction]
-            best = max(ranked, key=lambda cards: (len(cards), cards))
-            if best and ranked.count(best) == 1:
-                side = ranked.index(best)
-                key = keys[side]
-                key[0] += 1
-                key[1] += len(best)
-                key[2] += sum(best) - faction * 10 * len(best)
-                winners.append(side)
-            else:
-                winners.append(None)
-        keys = [tuple(key) for key in keys]
-        best_key = max(keys)
+        winners, keys = self._scoring()
+        best = max(keys)
         factions = (_RANKED[faction] for faction in self.factions)
         return Result(
             faction_winners=tuple(zip(factions, winners, strict=True)),
-            side_keys=tuple(keys),
-            winner=keys.index(best_key) if keys.count(best_key) == 1 else None,
+            side_keys=keys,
+            winner=keys.index(best) if keys.count(best) == 1 else None,
         )
+
+    def winner(self) -> int | None:
+        """`result().winner`, for a search's many ends."""
+        keys = self._scoring()[1]
+        best = max(keys)
+        return keys.index(best) if keys.count(best) == 1 else None
+
+    def _scoring(self) -> tuple[list[int | None], tuple[tuple[int, int, int], ...]]:
+        """Each faction's winning side (None: nobody), and each side's factions won,
+        their cards and their values."""
+        players = self.players
+        if players == 4:
+            piles = [
+                sorted(self.scores[0] + self.scores[2]),
+                sorted(self.scores[1] + self.scores[3]),
+            ]
+        else:
+            piles = [sorted(pile) for pile in self.scores]
+        winners = []
+        keys = [[0, 0, 0] for _ in piles]
+        for faction in self.factions:
+            # Most cards, then the higher values from the top (RULES.md 7). A faction's
+            # cards are one run of a sorted pile.
+            ranked = []
+            for pile in piles:
+                start = bisect_left(pile, faction * 10)
+                end = bisect_left(pile, faction * 10 + 10, start)
+                ranked.append((end - start, pile[start:end][::-1]))
+            best = max(ranked)
+            if best[0] and ranked.count(best) == 1:
+                side = ranked.index(best)
+                count, cards = best
+                key = keys[side]
+                key[0] += 1
+                key[1] += count
+                key[2] += sum(cards) - faction * 10 * count
+                winners.append(side)
+            else:
+                winners.append(None)
+        return winners, tuple(map(tuple, keys))
 
     def position(self) -> tuple:
         """Everything the rest of the game depends on, piles as multisets: equal for
@@ -398,6 +404,24 @@ class CompactGame:
             tuple(self.takers),
             self.seer,
         )
+
+
+def winning_at(cards: list[int]) -> int:
+    """Where in a round's `cards` the winning card is (`powers.winning_play`: RULES.md
+    3 and 6, Knights)."""
+    led = cards[0] // 10
+    best, high = 0, cards[0] % 10
+    if led == GO and any(card // 10 == KN for card in cards):
+        best, high = -1, -1
+        for at, card in enumerate(cards):
+            if card // 10 == KN and card % 10 > high:
+                best, high = at, card % 10
+        return best
+    for at in range(1, len(cards)):
+        card = cards[at]
+        if card % 10 > high and (card // 10 == led or card < 10):  # < 10: Doppelganger
+            best, high = at, card % 10
+    return best
 
 
 def _indexes(piles) -> list[list[int]]:

@@ -15,6 +15,7 @@ from service.domain import (
     legal_faction_sets,
     new_game,
     observe,
+    result,
     shuffled_deck,
 )
 from tests.domain.factories import in_phase2
@@ -114,7 +115,7 @@ def test_sampled_states_agree_with_everything_the_seat_knows():
 def minimax(state, side):
     """The value of a position for `side` by plain search, for small positions."""
     if state.to_act is None:
-        return outcome(state, side)
+        return outcome(result(state).winner, side)
     values = [minimax(apply(state, d), side) for d in legal_decisions(state)]
     mine = (state.to_act % 2) == (side % 2)
     return max(values) if mine else min(values)
