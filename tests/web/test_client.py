@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 from playwright.sync_api import Error as PlaywrightError
 
@@ -55,13 +56,18 @@ def click_a_decision(page) -> bool:
     return True
 
 
-def play_until_over(*pages, clicks=400) -> None:
-    for _ in range(clicks):
+def play_until_over(*pages, patience=300.0) -> None:
+    """Click decisions until every page shows the game over. Gives up after `patience`
+    seconds (a bound for a stuck page, not a measure of speed: with the whole suite
+    running, the AI's worker may take seconds a turn, so a count of clicks ran out)."""
+    give_up = time.monotonic() + patience
+    while time.monotonic() < give_up:
         if all(page.locator(OVER).count() for page in pages):
             return
         if not any([click_a_decision(page) for page in pages]):
             pages[0].wait_for_timeout(100)
-    raise AssertionError("the game did not end")
+    shown = [page.locator("main").inner_text()[:500] for page in pages]
+    raise AssertionError(f"the game did not end; the pages show {shown}")
 
 
 UNLABELLED = """() => [...document.querySelectorAll("button, input, select, a")]
