@@ -7,8 +7,8 @@ state, and the rest of the game is a finite game of perfect information.
 `solve` searches it to the end with alpha-beta on the outcome (win 1, draw 1/2,
 loss 0), within a budget of positions, or until a time's up that the caller tells
 (the solver reads no clock). It plays in the AI's compact engine (`compact.py`, the
-domain's rules on ints; bench/differential.py), where a position costs about a third
-of what it does through `apply`.
+domain's rules on ints; bench/differential.py): 1.3 times the positions a second
+that `apply` gave it, for the same solutions.
 """
 
 from __future__ import annotations

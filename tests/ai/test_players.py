@@ -168,6 +168,15 @@ def three_rounds_left(seed):
     return state
 
 
+@pytest.mark.parametrize("seed", range(4, 12))
+def test_the_endgame_solver_agrees_with_plain_search_through_the_domain_in_real_games(seed):
+    """The solver plays in the compact engine; plain search here plays `apply`."""
+    state = three_rounds_left(seed)
+    solution = solve(state, state.to_act)
+    assert solution.value == minimax(state, state.to_act)
+    assert minimax(apply(state, solution.decision), state.to_act) == solution.value
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_the_expert_on_a_time_budget_plays_a_small_endgame_exactly(seed):
     """With 2 players in phase 2 it solves what its seconds allow: its decision keeps
