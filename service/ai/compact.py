@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from service.domain import Card, Decision, Faction, Result, Settings, State
+from service.domain import FACTION_CARDS, Decision, Faction, Result, Settings, State
 from service.domain.deck import HAND_SIZE
-from service.domain.state import side_of, untaken
+from service.domain.rules import OPPONENTS
+from service.domain.state import untaken
 
 # Factions by rank: a card's faction is `card // 10`, its value `card % 10`.
 _RANKED = sorted(Faction, key=lambda faction: faction.value)
@@ -30,7 +31,7 @@ RANK = {faction: rank for rank, faction in enumerate(_RANKED)}
 DO, DR, DW, GI, GN, GO, KN, SE, TR, UN = (
     RANK[Faction(code)] for code in ("DO", "DR", "DW", "GI", "GN", "GO", "KN", "SE", "TR", "UN")
 )
-CARDS = {card.index: card for card in Card._by_code.values()}
+CARDS = {card.index: card for cards in FACTION_CARDS.values() for card in cards}
 
 PLAY, TAKE, TAKE_DECK = 0, 100, 200
 DECISIONS: dict[int, Decision] = {TAKE_DECK: Decision.take(None)}
@@ -38,15 +39,6 @@ for _index, _card in CARDS.items():
     DECISIONS[PLAY + _index] = Decision.play(_card)
     DECISIONS[TAKE + _index] = Decision.take(_card)
 CODES: dict[Decision, int] = {decision: code for code, decision in DECISIONS.items()}
-
-# The seats of the other sides, by player count and seat (RULES.md 2).
-_OPPONENTS = {
-    players: [
-        [other for other in range(players) if side_of(players, other) != side_of(players, seat)]
-        for seat in range(players)
-    ]
-    for players in HAND_SIZE
-}
 
 
 class CompactGame:
@@ -288,7 +280,7 @@ class CompactGame:
         for card in cards:
             if card // 10 == GI:
                 gnome = GN * 10 + card % 10
-                for seat in _OPPONENTS[self.players][winner]:
+                for seat in OPPONENTS[self.players][winner]:
                     if gnome in gnomes[seat]:
                         gnomes[seat].remove(gnome)
         if last:

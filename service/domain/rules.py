@@ -30,7 +30,7 @@ from .state import (
 
 _new_tuple = tuple.__new__
 # The seats of the other sides, by player count and seat (RULES.md 2).
-_OPPONENTS = {
+OPPONENTS = {
     players: tuple(
         tuple(
             other for other in range(players) if side_of(players, other) != side_of(players, seat)
@@ -409,7 +409,7 @@ def _finish_phase2_round(draft: _Draft) -> None:
     winner = draft.winner = winning_play(draft.trick).seat
     table = Table(draft.score_piles, draft.gnomes_in_front, draft.trolls_aside, draft.removed)
     last = draft.round == HAND_SIZE[players] - 1
-    removed = resolve_phase2(table, draft.trick, winner, _OPPONENTS[players][winner], last)
+    removed = resolve_phase2(table, draft.trick, winner, OPPONENTS[players][winner], last)
     draft.score_piles = tuple(table.score_piles)
     draft.gnomes_in_front = tuple(table.gnomes_in_front)
     draft.trolls_aside = tuple(table.trolls_aside)
