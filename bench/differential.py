@@ -54,7 +54,7 @@ def compare(task: tuple[int, int]) -> tuple[int, int, int, str | None]:
             legal = legal_decisions(state)
             if replay.legal_decisions() != legal or replay.to_act != state.to_act:
                 return players, game, decisions, f"seed {seed}: legal decisions differ"
-            if tuple(map(DECISIONS.get, compact.legal())) != legal:
+            if tuple(map(DECISIONS.get, compact.legal_decisions())) != legal:
                 return players, game, decisions, f"seed {seed}: compact legal decisions differ"
             decision = rng.choice(legal)
             state = apply(state, decision, seat=state.to_act)

@@ -10,7 +10,7 @@ new immutable `State` each time, as the AI's greedy rollouts use it), a `Replay`
 state taken through the game in place, as the fold and `claim simulate` use it;
 `service.simulation.random_game`), and the AI's compact engine (`CompactGame`, cards
 as ints, unchecked: as the 2-player endgame search uses it; bench/differential.py
-proves it plays as the domain does).
+checks that it plays as the domain does).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def compact_game(settings: Settings, rng: random.Random) -> tuple[CompactGame, i
     game = CompactGame.deal(settings, shuffled_deck(settings.factions, rng))
     decisions = 0
     while game.to_act is not None:
-        game.apply(rng.choice(game.legal()))
+        game.apply(rng.choice(game.legal_decisions()))
         decisions += 1
     return game, decisions
 

@@ -1,56 +1,72 @@
-"""A compact rules engine for the AI's searches: the game loop of RULES.md 3-7 on
-small ints, changed in place.
+"""A compact rules engine for the AI's searches: the domain's game loop (RULES.md 3-7)
+again, on small ints changed in place.
 
 The domain's `State` is an immutable value made of `Card` objects, as the event fold,
 the API and the audit need it. A search only needs to play on, fast: here a card is
-its `Card.index` (faction rank * 10 + value, so code order is int order and a
-faction's cards are one run in a sorted hand), a decision an int (`PLAY` + card,
-`TAKE` + card, `TAKE_DECK`), and a game a few lists changed in place, with `copy()`
-for a search that branches. It keeps what the rest of the game depends on and drops
-the history, the discard and the peek.
+its `Card.index` (faction rank * 10 + value: code order is int order, and a
+faction's cards are one run of a sorted hand), a play's code is its card, a take's
+`TAKE` + card or `TAKE_DECK`, and a game is a few lists changed in place, with
+`copy()` for a search that branches. It keeps what the rest of the game depends on,
+and drops the history, the discard and the Seer's peek.
 
-It is the domain's rules, not a second reading of RULES.md: bench/differential.py
-plays a million random decisions through both and compares the legal decisions and
-the whole position at every step, and tests/ai/test_compact.py replays the
-conformance games through it. It checks nothing: a decision must be one of
-`legal()`.
+It restates the domain's steps one by one (each method names the function of
+`rules.py`, `powers.py` or `scoring.py` it mirrors), and is held to them:
+bench/differential.py plays a million random decisions through both, comparing the
+legal decisions and the position at every step and the result at the end, and
+tests/ai/test_compact.py replays every conformance game through it. It checks
+nothing: a decision must be one of `legal_decisions()`.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 
-from service.domain import FACTION_CARDS, Decision, Faction, Result, Settings, State
-from service.domain.deck import HAND_SIZE
-from service.domain.rules import OPPONENTS
-from service.domain.state import untaken
-
-# Factions by rank: a card's faction is `card // 10`, its value `card % 10`.
-_RANKED = sorted(Faction, key=lambda faction: faction.value)
-RANK = {faction: rank for rank, faction in enumerate(_RANKED)}
-DO, DR, DW, GI, GN, GO, KN, SE, TR, UN = (
-    RANK[Faction(code)] for code in ("DO", "DR", "DW", "GI", "GN", "GO", "KN", "SE", "TR", "UN")
+from service.domain import FACTION_CARDS, Card, Decision, Result, Settings, State
+from service.domain.cards import (
+    DOPPELGANGERS,
+    DRAGONS,
+    DWARVES,
+    GIANTS,
+    GNOMES,
+    GOBLINS,
+    KNIGHTS,
+    SEERS,
+    TROLLS,
+    UNDEAD,
 )
-CARDS = {card.index: card for cards in FACTION_CARDS.values() for card in cards}
+from service.domain.rules import OPPONENTS
 
-PLAY, TAKE, TAKE_DECK = 0, 100, 200
-DECISIONS: dict[int, Decision] = {TAKE_DECK: Decision.take(None)}
-for _index, _card in CARDS.items():
-    DECISIONS[PLAY + _index] = Decision.play(_card)
-    DECISIONS[TAKE + _index] = Decision.take(_card)
+# A faction's rank: its cards' index // 10.
+_RANK = {faction: cards[0].index // 10 for faction, cards in FACTION_CARDS.items()}
+_FACTION = {rank: faction for faction, rank in _RANK.items()}
+DO, DR, DW, GI, GN, GO, KN, SE, TR, UN = map(
+    _RANK.get,
+    (DOPPELGANGERS, DRAGONS, DWARVES, GIANTS, GNOMES, GOBLINS, KNIGHTS, SEERS, TROLLS, UNDEAD),
+)
+_CARDS = {card.index: card for cards in FACTION_CARDS.values() for card in cards}
+
+TAKE, TAKE_DECK = 100, 200  # a take's code: TAKE + card; a play's code is its card
+DECISIONS: dict[int, Decision] = {
+    TAKE_DECK: Decision.take(None),
+    **{index: Decision.play(card) for index, card in _CARDS.items()},
+    **{TAKE + index: Decision.take(card) for index, card in _CARDS.items()},
+}
 CODES: dict[Decision, int] = {decision: code for code, decision in DECISIONS.items()}
 
 
 class CompactGame:
-    """A game in play, or over (`to_act` None). Build one with `deal` or
-    `from_state`; `legal()` and `apply(code)` as the domain's `legal_decisions` and
-    `apply`, in codes; `result()` as the domain's `result`."""
+    """A game in play, or over (`to_act` None). Made by `deal` or `from_state`;
+    `legal_decisions()` and `apply(code)` as the domain's `legal_decisions` and
+    `apply`, in codes; `result()` as its `result`. The fields are the `State`'s that
+    the rest of the game depends on, as ints and lists."""
 
     __slots__ = (
-        "draw",
+        "draw_pile",
         "factions",
-        "followers",
-        "gnomes",
+        "follower_piles",
+        "gnomes_in_front",
+        "hand_size",
         "hands",
         "leader",
         "phase",
@@ -58,45 +74,46 @@ class CompactGame:
         "prizes",
         "round",
         "round_winner",
-        "scores",
-        "seer",
-        "size",
+        "score_piles",
+        "seer_choice",
+        "sides",
         "takers",
         "to_act",
         "trick_cards",
         "trick_seats",
-        "trolls",
+        "trolls_aside",
     )
 
     players: int
-    size: int  # cards in a hand, rounds in a phase
+    hand_size: int
+    sides: tuple[tuple[int, ...], ...]
     factions: tuple[int, ...]  # the settings' factions, as ranks
     phase: int
     round: int
     leader: int
     to_act: int | None
     hands: list[list[int]]  # each sorted
-    followers: list[list[int]]
-    scores: list[list[int]]
-    draw: list[int]  # top last
+    follower_piles: list[list[int]]
+    score_piles: list[list[int]]
+    draw_pile: list[int]  # top last
     prizes: list[int]  # this round's prizes not taken yet, in the order turned up
     trick_seats: list[int]
     trick_cards: list[int]
+    round_winner: int | None  # phase 1: the round's winner, while its prizes go out
     takers: list[int]  # seats still to get a prize or draw, in rank order
-    seer: bool  # takers[0] won with a Seer and may take the draw pile's top card
-    gnomes: list[list[int]]  # Gnomes in front of each seat
-    trolls: list[int]  # Trolls set aside
-    round_winner: int | None  # the round's winner, once every card is played
+    seer_choice: bool  # takers[0] won with a Seer and may take the draw pile's top card
+    gnomes_in_front: list[list[int]]
+    trolls_aside: list[int]
 
     @classmethod
-    def deal(cls, settings: Settings, deck) -> CompactGame:
+    def deal(cls, settings: Settings, deck: Sequence[Card]) -> CompactGame:
         """The game after the deal, as `new_game(settings, deck)` (unchecked: `deck`
-        is every card of the settings' factions, top first, as `Card`s)."""
+        is every card of the settings' factions, top first)."""
         game = cls._empty(settings)
-        players, size = game.players, game.size
+        players, size = game.players, game.hand_size
         indexes = [card.index for card in deck]
         game.hands = [sorted(indexes[seat * size : (seat + 1) * size]) for seat in range(players)]
-        game.draw = indexes[players * size :][::-1]
+        game.draw_pile = indexes[players * size :][::-1]
         game.phase, game.round = 1, 0
         game._start_round(settings.first_leader)
         return game
@@ -105,87 +122,79 @@ class CompactGame:
     def from_state(cls, state: State) -> CompactGame:
         """The domain's `state`, at any step."""
         game = cls._empty(state.settings)
-        game.phase, game.round, game.leader, game.to_act = (
-            state.phase,
-            state.round,
-            state.leader,
-            state.to_act,
-        )
-        game.hands = _indexes(state.hands)
-        game.followers = _indexes(state.follower_piles)
-        game.scores = _indexes(state.score_piles)
-        game.gnomes = _indexes(state.gnomes_in_front)
-        game.draw = [card.index for card in reversed(state.draw_pile)]
-        game.prizes = [card.index for card in untaken(state.prizes, state.acquired)]
+        game.phase, game.round = state.phase, state.round
+        game.leader, game.to_act = state.leader, state.to_act
+        game.hands = [sorted(pile) for pile in _indexes(state.hands)]
+        game.follower_piles = _indexes(state.follower_piles)
+        game.score_piles = _indexes(state.score_piles)
+        game.gnomes_in_front = _indexes(state.gnomes_in_front)
+        game.draw_pile = [card.index for card in reversed(state.draw_pile)]
+        game.prizes = [card.index for card in state.remaining_prizes]
         game.trick_seats = [play.seat for play in state.trick]
         game.trick_cards = [play.card.index for play in state.trick]
-        game.takers = list(state.takers)
-        game.seer, game.round_winner = state.seer_choice, state.winner
-        game.trolls = [card.index for card in state.trolls_aside]
+        game.round_winner, game.takers = state.winner, list(state.takers)
+        game.seer_choice = state.seer_choice
+        game.trolls_aside = [card.index for card in state.trolls_aside]
         return game
 
     @classmethod
     def _empty(cls, settings: Settings) -> CompactGame:
         game = object.__new__(cls)
         players = game.players = settings.players
-        game.size = HAND_SIZE[players]
-        game.factions = tuple(RANK[faction] for faction in settings.factions)
-        game.followers = [[] for _ in range(players)]
-        game.scores = [[] for _ in range(players)]
-        game.gnomes = [[] for _ in range(players)]
+        game.hand_size, game.sides = settings.hand_size, settings.sides
+        game.factions = tuple(_RANK[faction] for faction in settings.factions)
+        game.follower_piles = [[] for _ in range(players)]
+        game.score_piles = [[] for _ in range(players)]
+        game.gnomes_in_front = [[] for _ in range(players)]
         game.prizes, game.trick_seats, game.trick_cards = [], [], []
-        game.takers, game.trolls, game.seer, game.round_winner = [], [], False, None
+        game.round_winner, game.takers, game.seer_choice = None, [], False
+        game.trolls_aside = []
         return game
 
     def copy(self) -> CompactGame:
         """A game to play on without changing this one."""
         game = object.__new__(CompactGame)
-        game.players, game.size, game.factions = self.players, self.size, self.factions
-        game.phase, game.round, game.leader, game.to_act = (
-            self.phase,
-            self.round,
-            self.leader,
-            self.to_act,
-        )
+        game.players, game.hand_size = self.players, self.hand_size
+        game.sides, game.factions = self.sides, self.factions
+        game.phase, game.round = self.phase, self.round
+        game.leader, game.to_act = self.leader, self.to_act
         game.hands = list(map(list.copy, self.hands))
-        game.scores = list(map(list.copy, self.scores))
-        game.gnomes = list(map(list.copy, self.gnomes))
+        game.follower_piles = list(map(list.copy, self.follower_piles))
+        game.score_piles = list(map(list.copy, self.score_piles))
+        game.gnomes_in_front = list(map(list.copy, self.gnomes_in_front))
+        game.draw_pile, game.prizes = self.draw_pile[:], self.prizes[:]
         game.trick_seats, game.trick_cards = self.trick_seats[:], self.trick_cards[:]
-        game.trolls, game.seer, game.round_winner = self.trolls[:], self.seer, self.round_winner
-        if self.phase == 1:
-            game.followers = list(map(list.copy, self.followers))
-            game.draw, game.prizes, game.takers = self.draw[:], self.prizes[:], self.takers[:]
-        else:  # shared: phase 2 leaves them as they are (empty but the draw pile's rest)
-            game.followers, game.draw = self.followers, self.draw
-            game.prizes, game.takers = self.prizes, self.takers
+        game.round_winner, game.takers = self.round_winner, self.takers[:]
+        game.seer_choice, game.trolls_aside = self.seer_choice, self.trolls_aside[:]
         return game
 
-    def legal(self) -> list[int]:
-        """The codes of `legal_decisions`, in its order."""
+    def legal_decisions(self) -> list[int]:
+        """The codes of the domain's `legal_decisions`, in its order."""
+        if self.to_act is None:
+            return []
         if self.takers:
             codes = [TAKE + card for card in sorted(set(self.prizes))]
-            if self.seer:
+            if self.seer_choice:
                 codes.append(TAKE_DECK)
             return codes
         hand = self.hands[self.to_act]
         if self.trick_cards:
-            # The follow rule (RULES.md 3 step 2). Doppelgangers rank first: they are
-            # the hand's first cards, and the led faction's cards one run after them.
+            # `rules.playable`, the follow rule (RULES.md 3 step 2), on runs of the
+            # sorted hand: the led faction's cards, and the Doppelgangers'.
             led = self.trick_cards[0] // 10
-            doppelgangers = bisect_left(hand, 10)
+            doppelgangers = _run(hand, DO)
             if led == DO:
                 if doppelgangers:
-                    hand = hand[:doppelgangers]
+                    hand = doppelgangers
             else:
-                start = bisect_left(hand, led * 10, doppelgangers)
-                end = bisect_left(hand, led * 10 + 10, start)
-                if end > start:
-                    hand = hand[:doppelgangers] + hand[start:end]
-        return list(dict.fromkeys(hand))  # PLAY is 0: a card is its play's code
+                followers = _run(hand, led)
+                if followers:
+                    hand = doppelgangers + followers if led > DO else followers + doppelgangers
+        return list(dict.fromkeys(hand))
 
     def apply(self, code: int) -> None:
-        """Make the decision `code`, one of `legal()`."""
-        if code < TAKE:
+        """Make the decision `code`, one of `legal_decisions()` (`rules.apply`)."""
+        if code < TAKE:  # `_play_on`
             seat = self.to_act
             self.hands[seat].remove(code)
             self.trick_seats.append(seat)
@@ -197,29 +206,28 @@ class CompactGame:
             else:
                 self._finish_phase2_round()
             return
-        if code == TAKE_DECK:
-            self._acquire(self.draw.pop())
+        if code == TAKE_DECK:  # `_take`
+            self._acquire(self.draw_pile.pop())
         else:
             self.prizes.remove(code - TAKE)
             self._acquire(code - TAKE)
-        self.seer = False
+        self.seer_choice = False
         self._hand_out()
 
     def _finish_phase1_play(self) -> None:
-        """RULES.md 4 and 6 (Undead, Seers): score Undead, rank the takers."""
+        """`rules._finish_phase1_play`: score Undead, rank the takers (RULES.md 4
+        and 6)."""
         at = winning_at(self.trick_cards)
-        winner = self.trick_seats[at]
-        cards = self.trick_cards
-        for card in cards:
+        winner = self.round_winner = self.trick_seats[at]
+        for card in self.trick_cards:
             if card // 10 == UN:
-                self.scores[winner].append(card)
+                self.score_piles[winner].append(card)
         if self.players == 2:
             self.takers = [winner, 1 - winner]
         else:
             self.takers = self._ranking(winner)
-        if cards[at] // 10 == SE:
-            self.seer = True
-        self.round_winner = winner
+        if self.trick_cards[at] // 10 == SE:
+            self.seer_choice = True
         self._hand_out()
 
     def _ranking(self, winner: int) -> list[int]:
@@ -242,24 +250,25 @@ class CompactGame:
         return [winner] + [key[3] for key in others]
 
     def _hand_out(self) -> None:
-        """Give the next takers their prize or draw until someone has a choice."""
+        """`rules._hand_out`: the next takers get their prize or draw until one has a
+        choice to make."""
         takers, prizes = self.takers, self.prizes
         while takers:
-            if self.seer or len(prizes) > 1:
+            if self.seer_choice or len(prizes) > 1:
                 self.to_act = takers[0]
                 return
-            self._acquire(prizes.pop(0) if prizes else self.draw.pop())
+            self._acquire(prizes.pop(0) if prizes else self.draw_pile.pop())
         self._next_round(self.round_winner)
 
     def _acquire(self, card: int) -> None:
-        self.followers[self.takers.pop(0)].append(card)
+        self.follower_piles[self.takers.pop(0)].append(card)
 
     def _finish_phase2_round(self) -> None:
-        """`powers.resolve_phase2`: RULES.md 5 and 6."""
-        seats, cards = self.trick_seats, self.trick_cards
-        winner = seats[winning_at(self.trick_cards)]
-        scores, gnomes, trolls = self.scores, self.gnomes, self.trolls
-        last = self.round == self.size - 1
+        """`powers.resolve_phase2`: where a phase-2 round's cards go (RULES.md 5, 6)."""
+        cards = self.trick_cards
+        winner = self.trick_seats[winning_at(cards)]
+        scores, gnomes, trolls = self.score_piles, self.gnomes_in_front, self.trolls_aside
+        last = self.round == self.hand_size - 1
         for card in cards:
             faction = card // 10
             if faction == DW:
@@ -302,7 +311,8 @@ class CompactGame:
         return self.trick_seats[lowest]
 
     def _next_round(self, winner: int) -> None:
-        """RULES.md 3 step 5 and 5: who leads next; the next round, phase or the end."""
+        """`rules._next_round`: who leads next (RULES.md 3 step 5); the next round,
+        phase (RULES.md 5) or the end."""
         leader = winner
         for seat, card in zip(reversed(self.trick_seats), reversed(self.trick_cards), strict=True):
             if card // 10 == DR:
@@ -310,60 +320,52 @@ class CompactGame:
                 break
         self.trick_seats, self.trick_cards = [], []
         self.round += 1
-        if self.round < self.size:
+        if self.round < self.hand_size:
             self._start_round(leader)
         elif self.phase == 1:
             self.phase, self.round = 2, 0
-            self.hands = [sorted(pile) for pile in self.followers]
-            self.followers = [[] for _ in range(self.players)]
+            self.hands = [sorted(pile) for pile in self.follower_piles]
+            self.follower_piles = [[] for _ in range(self.players)]
             self._start_round(leader)
         else:
             self.leader, self.to_act = leader, None
 
     def _start_round(self, leader: int) -> None:
+        """`rules._start_round`: in phase 1, the prizes turned up (RULES.md 4)."""
         self.leader = self.to_act = leader
         if self.phase == 1:
-            draw = self.draw
+            draw = self.draw_pile
             self.prizes = [draw.pop()] if self.players == 2 else [draw.pop(), draw.pop()]
 
     def result(self) -> Result:
-        """The domain's `result` of the finished game (RULES.md 7)."""
+        """`scoring.result` of the finished game (RULES.md 7)."""
         winners, keys = self._scoring()
-        best = max(keys)
-        factions = (_RANKED[faction] for faction in self.factions)
+        factions = map(_FACTION.get, self.factions)
         return Result(
             faction_winners=tuple(zip(factions, winners, strict=True)),
             side_keys=keys,
-            winner=keys.index(best) if keys.count(best) == 1 else None,
+            winner=_best(keys),
         )
 
     def winner(self) -> int | None:
         """`result().winner`, for a search's many ends."""
-        keys = self._scoring()[1]
-        best = max(keys)
-        return keys.index(best) if keys.count(best) == 1 else None
+        return _best(self._scoring()[1])
 
     def _scoring(self) -> tuple[list[int | None], tuple[tuple[int, int, int], ...]]:
         """Each faction's winning side (None: nobody), and each side's factions won,
         their cards and their values."""
-        players = self.players
-        if players == 4:
-            piles = [
-                sorted(self.scores[0] + self.scores[2]),
-                sorted(self.scores[1] + self.scores[3]),
-            ]
-        else:
-            piles = [sorted(pile) for pile in self.scores]
+        piles = [
+            sorted(card for seat in side for card in self.score_piles[seat]) for side in self.sides
+        ]
         winners = []
         keys = [[0, 0, 0] for _ in piles]
         for faction in self.factions:
-            # Most cards, then the higher values from the top (RULES.md 7). A faction's
-            # cards are one run of a sorted pile.
+            # `scoring.faction_winner`: most cards, then the higher values from the
+            # top. A faction's cards are one run of a sorted pile.
             ranked = []
             for pile in piles:
-                start = bisect_left(pile, faction * 10)
-                end = bisect_left(pile, faction * 10 + 10, start)
-                ranked.append((end - start, pile[start:end][::-1]))
+                run = _run(pile, faction)
+                ranked.append((len(run), run[::-1]))
             best = max(ranked)
             if best[0] and ranked.count(best) == 1:
                 side = ranked.index(best)
@@ -386,15 +388,15 @@ class CompactGame:
             self.leader,
             self.to_act,
             _frozen(self.hands),
-            _frozen(self.followers),
-            _frozen(self.scores),
-            _frozen(self.gnomes),
-            tuple(sorted(self.trolls)),
-            tuple(self.draw),
+            _frozen(self.follower_piles),
+            _frozen(self.score_piles),
+            _frozen(self.gnomes_in_front),
+            tuple(sorted(self.trolls_aside)),
+            tuple(self.draw_pile),
             tuple(self.prizes),
             tuple(zip(self.trick_seats, self.trick_cards, strict=True)),
             tuple(self.takers),
-            self.seer,
+            self.seer_choice,
         )
 
 
@@ -402,18 +404,30 @@ def winning_at(cards: list[int]) -> int:
     """Where in a round's `cards` the winning card is (`powers.winning_play`: RULES.md
     3 and 6, Knights)."""
     led = cards[0] // 10
-    best, high = 0, cards[0] % 10
     if led == GO and any(card // 10 == KN for card in cards):
         best, high = -1, -1
         for at, card in enumerate(cards):
             if card // 10 == KN and card % 10 > high:
                 best, high = at, card % 10
         return best
+    best, high = 0, cards[0] % 10
     for at in range(1, len(cards)):
         card = cards[at]
-        if card % 10 > high and (card // 10 == led or card < 10):  # < 10: Doppelganger
+        if card % 10 > high and card // 10 in (led, DO):
             best, high = at, card % 10
     return best
+
+
+def _best(keys: tuple[tuple[int, int, int], ...]) -> int | None:
+    """The side with the best keys, or None if two share them (a draw)."""
+    best = max(keys)
+    return keys.index(best) if keys.count(best) == 1 else None
+
+
+def _run(cards: list[int], faction: int) -> list[int]:
+    """The cards of `faction` in the sorted `cards`."""
+    start = bisect_left(cards, faction * 10)
+    return cards[start : bisect_left(cards, faction * 10 + 10, start)]
 
 
 def _indexes(piles) -> list[list[int]]:

@@ -100,7 +100,7 @@ def solve(
                 break
     except _OutOfBudget:
         return None
-    return Solution(DECISIONS[best_code], best, searched)
+    return Solution(DECISIONS.get(best_code), best, searched)
 
 
 def _after(node: CompactGame, code: int) -> CompactGame:
@@ -115,16 +115,16 @@ def _position(node: CompactGame) -> tuple:
     return (
         tuple(map(tuple, node.hands)),
         node.to_act,
-        tuple(tuple(sorted(pile)) for pile in node.scores),
-        tuple(tuple(sorted(gnomes)) for gnomes in node.gnomes),
-        tuple(sorted(node.trolls)),
+        tuple(tuple(sorted(pile)) for pile in node.score_piles),
+        tuple(tuple(sorted(gnomes)) for gnomes in node.gnomes_in_front),
+        tuple(sorted(node.trolls_aside)),
     )
 
 
 def _ordered(node: CompactGame) -> list[int]:
     """The legal decisions, likeliest best first so that alpha-beta cuts early: a
     leader's highest cards; a follower's cheapest winning cards, then its lowest."""
-    codes = node.legal()  # plays: a play's code is its card
+    codes = node.legal_decisions()  # plays: a play's code is its card
     if not node.trick_cards:
         return sorted(codes, key=lambda card: -(card % 10))
     trick = node.trick_cards
