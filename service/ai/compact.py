@@ -36,6 +36,7 @@ from service.domain.cards import (
     UNDEAD,
 )
 from service.domain.rules import OPPONENTS
+from service.domain.scoring import winning_side
 
 # A faction's rank: its cards' index // 10.
 _RANK = {faction: cards[0].index // 10 for faction, cards in FACTION_CARDS.items()}
@@ -344,12 +345,12 @@ class CompactGame:
         return Result(
             faction_winners=tuple(zip(factions, winners, strict=True)),
             side_keys=keys,
-            winner=_best(keys),
+            winner=winning_side(keys),
         )
 
     def winner(self) -> int | None:
         """`result().winner`, for a search's many ends."""
-        return _best(self._scoring()[1])
+        return winning_side(self._scoring()[1])
 
     def _scoring(self) -> tuple[list[int | None], tuple[tuple[int, int, int], ...]]:
         """Each faction's winning side (None: nobody), and each side's factions won,
@@ -416,12 +417,6 @@ def winning_at(cards: list[int]) -> int:
         if card % 10 > high and card // 10 in (led, DO):
             best, high = at, card % 10
     return best
-
-
-def _best(keys: tuple[tuple[int, int, int], ...]) -> int | None:
-    """The side with the best keys, or None if two share them (a draw)."""
-    best = max(keys)
-    return keys.index(best) if keys.count(best) == 1 else None
 
 
 def _run(cards: list[int], faction: int) -> list[int]:

@@ -44,6 +44,11 @@ def result(state: State) -> Result:
         won = {f for f, w in winners if w == side}
         cards = [card for card in pile if card.faction in won]
         keys.append((len(won), len(cards), sum(card.value for card in cards)))
+    return Result(faction_winners=winners, side_keys=tuple(keys), winner=winning_side(keys))
+
+
+def winning_side(keys) -> int | None:
+    """The side whose (factions won, their cards, their values) is best, or None if
+    two sides share the best: a draw."""
     best = max(keys)
-    winner = keys.index(best) if keys.count(best) == 1 else None
-    return Result(faction_winners=winners, side_keys=tuple(keys), winner=winner)
+    return keys.index(best) if keys.count(best) == 1 else None

@@ -199,18 +199,10 @@ def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
             replay.apply(event.decision, seat=event.seat)
         except (IllegalDecision, SeatRefusal) as error:
             raise RejectedEvent(game_id, record.version, error) from None
-    state, last = replay.state(), records[-1]
-    return Game(
-        id=game.id,
-        version=last.version,
-        created_at=game.created_at,
-        updated_at=last.at,
-        creation=game.creation,
-        seats=game.seats,
-        state=state,
-        decisions=game.decisions + len(records),
-        ending=_completed(state) if is_over(state) else None,
-    )
+    state = replay.state()
+    ending = _completed(state) if is_over(state) else None
+    changes = {"state": state, "decisions": game.decisions + len(records), "ending": ending}
+    return _changed(game, records[-1], changes)
 
 
 def apply_event(game_id: str, game: Game | None, record: Recorded) -> Game:
@@ -224,8 +216,13 @@ def apply_event(game_id: str, game: Game | None, record: Recorded) -> Game:
         changes = _changes(game, record)
     except (IllegalDecision, SeatRefusal) as error:
         raise RejectedEvent(game_id, record.version, error) from None
-    # Made field by field, not by `dataclasses.replace`, which looks up every field's
-    # definition each time: a fold runs this once per event of the game.
+    return _changed(game, record, changes)
+
+
+def _changed(game: Game, record: Recorded, changes: dict) -> Game:
+    """`game` as of `record`, with the fields in `changes` changed. Made field by field,
+    not by `dataclasses.replace`, which looks up every field's definition each time: a
+    fold runs this once per event, or per run of decisions."""
     return Game(
         id=game.id,
         version=record.version,
