@@ -69,9 +69,9 @@ class Server:
         return session
 
 
-def start(env: dict[str, str], log: Path) -> tuple[subprocess.Popen, int]:
-    """`claim serve` on a free port, its output to `log`."""
-    port = free_port()
+def start(env: dict[str, str], log: Path, port: int | None = None) -> tuple[subprocess.Popen, int]:
+    """`claim serve` on `port` (default: a free one), its output to `log`."""
+    port = port or free_port()
     command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
     with log.open("wb") as output:
         return subprocess.Popen(

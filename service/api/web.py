@@ -1,7 +1,7 @@
 """The web client: one page and its scripts, served by the API's app, for people.
 
-Every page (`/`, `/new`, `/play/<game>`, `/replay/<game>`, `/inbox`, `/leaderboard`) is the
-same `index.html`; its script reads the path and draws the page from the JSON API, as
+Every page (`/`, `/new`, `/play/<game>`, `/replay/<game>`, `/inbox`, `/leaderboard`,
+`/rules`, `/sign-in`) is the same `index.html`; its script reads the path and draws the page from the JSON API, as
 any client does, with the seat token or player key the browser keeps. Nothing here
 knows a game: the HTML and the scripts are the same for everybody, so nothing hidden
 can be in them. Every asset comes from this package (`web/`): no other host, no build.
@@ -21,6 +21,8 @@ PAGES = {
     "replay": "/replay/<game_id>",
     "inbox": "/inbox",
     "leaderboard": "/leaderboard",  # `/ratings` is the API's
+    "rules": "/rules",
+    "sign-in": "/sign-in",  # the key or an email's code after `#`
 }
 # The page may load and call only this server; no frame may hold it; links leave no
 # address behind (an invite's code is after `#`, which no request carries anyway).

@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import json
 import re
-import time
-
-from playwright.sync_api import Error as PlaywrightError
 
 from service.domain import Faction
-from tests.web.conftest import PHONE, screenshot
+from tests.web.conftest import (
+    PHONE,
+    assert_accessible,
+    card_codes,
+    click_a_decision,
+    game_id_of,
+    play_until_over,
+    screenshot,
+    take_seat,
+    version_of,
+    wait_for_my_turn,
+    wait_for_version,
+)
 
-OVER = "text=The game is over."
 CARD_CODE = re.compile(r"\b[A-Z]{2}\d\b")
 
 
@@ -35,61 +43,10 @@ def create_in_page(page, players=2, seats=None, **choices) -> dict[int, str]:
     }
 
 
-def take_seat(page, link: str, name: str) -> None:
-    page.goto(link)
-    page.fill("#name", name)
-    page.click("text=Take the seat")
-    page.wait_for_selector("text=You are seat")
-    assert "#" not in page.url and "invite" not in page.url  # the code left the address
-
-
-def click_a_decision(page) -> bool:
-    """Click the first decision the page offers (a playable card, or a take); whether
-    there was one."""
-    offered = page.locator("main button.card:not([disabled]), main .row button.primary")
-    if not offered.count():
-        return False
-    try:
-        offered.first.click(timeout=2_000)
-    except PlaywrightError:  # redrawn under the pointer by a live update: look again
-        return False
-    return True
-
-
-def play_until_over(*pages, patience=300.0) -> None:
-    """Click decisions until every page shows the game over. Gives up after `patience`
-    seconds (a bound for a stuck page, not a measure of speed: with the whole suite
-    running, the AI's worker may take seconds a turn, so a count of clicks ran out)."""
-    give_up = time.monotonic() + patience
-    while time.monotonic() < give_up:
-        if all(page.locator(OVER).count() for page in pages):
-            return
-        if not any([click_a_decision(page) for page in pages]):
-            pages[0].wait_for_timeout(100)
-    shown = [page.locator("main").inner_text()[:500] for page in pages]
-    raise AssertionError(f"the game did not end; the pages show {shown}")
-
-
-UNLABELLED = """() => [...document.querySelectorAll("button, input, select, a")]
-  .filter((e) => !(e.getAttribute("aria-label") || e.labels?.length || e.textContent.trim()))
-  .map((e) => e.outerHTML)"""
-
-
-def assert_accessible(page) -> None:
-    """Landmarks, one h1, and a name for every control and link."""
-    assert page.locator("header nav").count() == 1 and page.locator("main").count() == 1
-    assert page.locator("h1").count() == 1
-    assert page.evaluate(UNLABELLED) == []
-
-
 def readable(line: str) -> str:
     """A step's account as the page words it, in a game of two random AIs."""
-    line = re.sub(r"\bseat \d\b", "AI (random)", line)
+    line = re.sub(r"\bseat (\d)\b", r"AI (random), seat \1", line)
     return CARD_CODE.sub(lambda code: f"{Faction.parse(code[0][:2]).title} {code[0][2]}", line)
-
-
-def game_id_of(page) -> str:
-    return page.url.rsplit("/", 1)[1]
 
 
 def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, site):
@@ -98,14 +55,14 @@ def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, 
     assert list(links) == [0]
     take_seat(page, links[0], "Ann")
     game_id = game_id_of(page)
-    hand = page.locator("ul[aria-label='your hand'] button")
-    assert hand.count() == 13
-    assert page.locator("ul[aria-label='your hand'] button:not([disabled])").count() >= 1
+    assert page.locator("ul[aria-label='your hand'] button").count() == 13
+    wait_for_my_turn(page)
+    assert page.locator(".hand-area button.playable").count() >= 1
     assert_accessible(page)
     screenshot(page, "game-desktop")
-    for _ in range(6):
-        click_a_decision(page)
-        page.wait_for_timeout(150)
+    for _ in range(3):
+        wait_for_my_turn(page)
+        assert click_a_decision(page)
     page.set_viewport_size(PHONE)
     screenshot(page, "game-phone")
     play_until_over(page)
@@ -113,7 +70,7 @@ def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, 
     assert view["status"] == "finished"
     winners = view["ending"]["winning_seats"]
     result = page.locator("section[aria-labelledby='p-result']")
-    expected = "Winner: nobody" if not winners else f"Winner: {'Ann' if winners == [0] else 'AI'}"
+    expected = "Winner: nobody" if not winners else ("You won!" if winners == [0] else "You lost.")
     assert expected in result.inner_text()
     for faction, side in view["result"]["faction_winners"].items():
         assert result.locator("tr", has_text=Faction.parse(faction).title).count() == 1, side
@@ -138,21 +95,23 @@ def test_two_browsers_play_each_other_live_through_an_invite_and_see_nothing_hid
     take_seat(ann, links[0], "Ann")
     take_seat(bo, links[1], "Bo")
     game_id = game_id_of(ann)
-    assert ann.locator("text=Your turn.").count() == 1  # seat 0 leads
-    for _ in range(7):  # a few decisions each, every one seen live by the other
-        for page in (ann, bo):
-            if click_a_decision(page):
-                page.wait_for_timeout(200)
+    wait_for_my_turn(ann)  # seat 0 leads
+    for _ in range(4):  # a few decisions each, every one seen live by the other
+        for page, other in ((ann, bo), (bo, ann)):
+            if page.locator(".turn-bar.mine").count():
+                before = version_of(other)
+                assert click_a_decision(page)
+                wait_for_version(other, before)
     bo_token = json.loads(bo.evaluate("localStorage.getItem('claim.seats')"))[game_id]["token"]
     bo_view = site.call("GET", f"/games/{game_id}", token=bo_token)
     ann_token = json.loads(ann.evaluate("localStorage.getItem('claim.seats')"))[game_id]["token"]
     ann_view = site.call("GET", f"/games/{game_id}", token=ann_token)
-    hidden = set(bo_view["you"]["hand"]) - set(CARD_CODE.findall(json.dumps(ann_view)))
+    hidden = set(bo_view["you"]["hand"]) - card_codes(json.dumps(ann_view))
     assert hidden, "Bo holds cards Ann may not see"
     seen_by_ann = [ann.content(), ann.evaluate("JSON.stringify(localStorage)")]
     seen_by_ann += received
     for text in seen_by_ann:
-        assert not hidden & set(CARD_CODE.findall(text))
+        assert not hidden & card_codes(text)
     play_until_over(ann, bo)
     assert site.call("GET", f"/games/{game_id}")["status"] == "finished"
 
@@ -163,15 +122,16 @@ def test_four_players_in_teams_two_people_and_two_ais(new_page, site):
     assert sorted(links) == [0, 1]
     take_seat(ann, links[0], "Ann")
     take_seat(bo, links[1], "Bo")
-    assert "(team 0)" in ann.locator("section[aria-labelledby='p-players']").inner_text()
+    assert "Partner" in ann.locator(".felt .seat[data-seat='2'] .badges").inner_text()
+    assert "Opponent" in ann.locator(".felt .seat[data-seat='1'] .badges").inner_text()
     play_until_over(ann, bo)
     view = site.call("GET", f"/games/{game_id_of(ann)}")
     assert view["status"] == "finished"
-    if view["ending"]["winners"]:
-        [team] = view["ending"]["winners"]
-        assert f"Winner: team {team}" in ann.locator(OVER).locator("..").inner_text() or (
-            f"team {team}" in ann.locator("section[aria-labelledby='p-result']").inner_text()
-        )
+    result = ann.locator("section[aria-labelledby='p-result']").inner_text()
+    if view["ending"]["winners"] == [0]:
+        assert "You won! Winner: your team (you & AI (random), seat 2)" in result
+    elif view["ending"]["winners"] == [1]:
+        assert "You lost. Winner: team 1 (Bo & AI (random), seat 3)" in result
 
 
 def test_a_replay_steps_forward_and_back_to_a_known_step(new_page, site):
@@ -243,12 +203,14 @@ def test_the_inbox_after_registering_lists_the_game_joined(new_page):
     assert page.locator("#name").input_value() == "Cleo"
     page.click("text=Take the seat")
     page.wait_for_selector("text=You are seat")
-    assert re.fullmatch(r" · (59 min|1 h 0 min) left", page.locator("#countdown").inner_text())
+    game_id = game_id_of(page)
+    clock = page.locator("#countdown").inner_text()
+    assert re.fullmatch(r"⏱ (59:[0-5]\d|1:00:00) left for you", clock), clock
     page.goto("/inbox")
-    row = page.locator("table[aria-label='your games'] tbody tr").first
+    row = page.locator(f"ul[aria-label='your games'] li[data-game='{game_id}']")
     row.wait_for()
-    assert game_id_of(page) != "" and "your turn" in row.inner_text()
-    assert row.locator("a").get_attribute("href").startswith("/play/")
+    assert "Your turn" in row.inner_text()
+    assert row.locator("a").first.get_attribute("href") == f"/play/{game_id}"
 
 
 def test_keyboard_only_play_of_a_round(new_page, site):
@@ -260,18 +222,20 @@ def test_keyboard_only_play_of_a_round(new_page, site):
     page.wait_for_selector("#name:focus")
     page.keyboard.type("Kim")
     page.keyboard.press("Enter")
-    page.wait_for_selector("text=Your turn.")
+    wait_for_my_turn(page)
     for _ in range(80):
         page.keyboard.press("Tab")
         focused = page.evaluate("document.activeElement.getAttribute('aria-label') || ''")
-        if focused.startswith("Play ") and page.evaluate("!document.activeElement.disabled"):
+        if focused.startswith("Play ") and page.evaluate(
+            "!document.activeElement.getAttribute('aria-disabled')"
+        ):
             break
     else:
         raise AssertionError("no playable card took the focus")
     page.keyboard.press("Enter")
     page.wait_for_function(
-        "() => document.querySelector('.turn').textContent.startsWith('Your turn.')"
-        " && document.body.textContent.includes('Last rounds')"
+        "() => document.querySelector('.turn-bar.mine')"
+        " && document.querySelector('#last-round').textContent.startsWith('Last round:')"
     )
     assert page.evaluate("!!document.activeElement.closest(\"ul[aria-label='your hand']\")")
     view = site.call("GET", f"/games/{game['game_id']}")
@@ -283,13 +247,13 @@ def test_the_lobby_lists_games_to_watch_and_replay(new_page, site):
     page = new_page()
     page.goto("/")
     finished_list = page.locator("section[aria-labelledby='lobby-finished']")
-    finished_list.locator(f"text={finished}").wait_for()
+    finished_list.locator(f"li[data-game='{finished}']").wait_for()
     assert finished_list.locator(f"a[href='/replay/{finished}']").count() == 1
     seats = [{"kind": "human"}, {"kind": "ai", "level": "random"}]
     public = site.call("POST", "/games", {"players": 2, "seats": seats, "public": True})
     page.reload()
     waiting = page.locator("section[aria-labelledby='lobby-open']")
-    waiting.locator(f"text={public['game_id']}").wait_for()
+    waiting.locator(f"li[data-game='{public['game_id']}']").wait_for()
     screenshot(page, "lobby")
     waiting.locator(f"a[href='/play/{public['game_id']}?seat=0']").click()
     page.wait_for_selector("text=Take seat 0.")
@@ -308,7 +272,7 @@ def test_pages_load_nothing_from_another_host_and_are_small(new_page, site):
     page.wait_for_load_state("networkidle")
     assert requested and all(url.startswith(site.url) for url in requested)
     assert sum(sizes) < 100_000
-    assert page.locator("header nav a").count() == 4 and page.locator("main").count() == 1
+    assert page.locator("header nav a").count() == 5 and page.locator("main").count() == 1
 
 
 def test_the_leaderboard_page_shows_the_ratings_of_each_player_count(new_page, site):
@@ -349,7 +313,7 @@ def test_a_move_stored_but_answered_unavailable_is_sent_again_and_counts_once(ne
         route.fulfill(status=503, content_type="application/problem+json", json=problem)
 
     page.route(f"**/games/{game_id}/moves", stored_but_unavailable)
-    page.locator("main button.card:not([disabled]), main .row button.primary").first.wait_for()
+    wait_for_my_turn(page)
     assert click_a_decision(page)
     page.wait_for_selector("text=Sending it again in 1 s")
     page.wait_for_selector("text=/^You (played|took)/")

@@ -1,0 +1,41 @@
+// The one module that talks to the server's JSON API (the live connection is live.js).
+// Problems (RFC 9457) become ApiErrors carrying the problem.
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+export async function api(method, path, { body, credential, headers = {} } = {}) {
+  const sent = { Accept: "application/json", ...headers };
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  if (credential) sent.Authorization = `Bearer ${credential}`;
+  const response = await fetch(path, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = response.status === 204 ? null : await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+export function problemText(error) {
+  const fields = error.problem?.errors ? Object.entries(error.problem.errors).map(([k, v]) => `${k}: ${[].concat(v).join(", ")}`) : [];
+  return [error.message, ...fields].join(" — ");
+}
+
+// A move the store could not take (503: a failover of its Redis takes seconds) is sent
+// again, the same with the same Idempotency-Key, after 1, 2, 4 and 8 s: it counts once.
+export async function persisting(send, onRetry) {
+  for (const pause of [1, 2, 4, 8]) {
+    try { return await send(); } catch (error) {
+      if (error.status !== 503) throw error;
+      onRetry(`${problemText(error)} Sending it again in ${pause} s…`);
+      await new Promise((resolve) => setTimeout(resolve, pause * 1000));
+    }
+  }
+  return send();
+}
+
+export function idempotencyKey() {
+  return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+}

@@ -1,0 +1,64 @@
+// Drawing: elements from plain data, the page's main area, the status line.
+import { problemText } from "./api.js";
+
+const main = () => document.getElementById("main");
+const statusLine = () => document.getElementById("status");
+
+// h("p", {class: "x", onclick: f}, "text", child...): an element. Attributes set to
+// null or false are left out, `on<event>` ones are listeners; children may be nested
+// arrays, strings or nodes (strings always as text: nothing is ever parsed as HTML).
+export function h(tag, attrs = {}, ...children) {
+  const element = tag.includes(":") ? document.createElementNS("http://www.w3.org/2000/svg", tag.slice(4)) : document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value == null || value === false) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else if (name === "class") element.setAttribute("class", value);
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child != null && child !== false) element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}
+
+export function show(...nodes) { main().replaceChildren(...nodes.flat(Infinity).filter((node) => node != null)); }
+export function append(...nodes) { main().append(...nodes.flat(Infinity).filter((node) => node != null)); }
+
+let sayTimer;
+// A short message in the status line (read out by screen readers), gone after 5 s.
+export function say(text) {
+  const line = statusLine();
+  line.textContent = text;
+  clearTimeout(sayTimer);
+  sayTimer = setTimeout(() => { line.textContent = ""; }, 5000);
+}
+
+export function failure(error) { return h("p", { class: "notice error", role: "alert" }, problemText(error)); }
+
+export function panel(title, ...content) {
+  const id = `p-${title.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+  return h("section", { class: "panel", "aria-labelledby": id }, h("h2", { id }, title), content);
+}
+
+export function plural(count, word, many = `${word}s`) { return `${count} ${count === 1 ? word : many}`; }
+
+// "4 min", "2 h 5 min", "3 days": how long, for a person.
+export function duration(seconds) {
+  if (seconds <= 0) return "0 s";
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} days`;
+}
+
+// A clock's face: "04:59" under an hour, "2:04:59" under two days, else "3 days 4 h".
+export function clockFace(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const two = (n) => String(n).padStart(2, "0");
+  if (s < 3600) return `${two(Math.floor(s / 60))}:${two(s % 60)}`;
+  if (s < 48 * 3600) return `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+  return `${Math.floor(s / 86400)} days ${Math.floor(s / 3600) % 24} h`;
+}
+
+export function shortId(gameId) { return gameId.slice(0, 8); }

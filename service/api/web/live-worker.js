@@ -1,0 +1,61 @@
+// The one live connection of this browser, shared by all its tabs of this site: a
+// SharedWorker holding one stream of `/changes` for the games every tab watches (and
+// the lobby if one shows it). Browsers open at most six connections to a site over
+// HTTP/1.1, so a stream per tab would leave a seventh tab's move waiting for ever.
+//
+// A tab says what it watches: {type: "watch", games: [...], lobby: bool}, and "bye"
+// when it goes. The worker answers {type: "game", game_id, version}, {type: "lobby"},
+// and {type: "ready"} each time the stream (re)connects: on connect the server first
+// states every watched game's version, so a tab re-reads what moved meanwhile.
+const MAX_GAMES = 50;  // the server's limit per stream
+const watching = new Map();  // port -> {games: string[], lobby: boolean}
+let source = null;
+let asked = "";
+let pause = 1000;
+let timer = null;
+
+self.onconnect = (event) => {
+  const port = event.ports[0];
+  watching.set(port, { games: [], lobby: false });
+  port.onmessage = ({ data }) => {
+    if (data.type === "bye") watching.delete(port);
+    else if (data.type === "watch") watching.set(port, { games: data.games, lobby: data.lobby });
+    clearTimeout(timer);
+    timer = setTimeout(connect, 20);  // the tabs of a page load settle first
+  };
+};
+
+function tell(message, wants) {
+  for (const [port, watched] of watching) if (wants(watched)) port.postMessage(message);
+}
+
+function connect() {
+  const games = [...new Set([...watching.values()].flatMap((watched) => watched.games))].slice(0, MAX_GAMES).sort();
+  const lobby = [...watching.values()].some((watched) => watched.lobby);
+  const query = new URLSearchParams({ max_seconds: "3600" });
+  if (games.length) query.set("games", games.join(","));
+  if (lobby) query.set("lobby", "true");
+  const wanted = games.length || lobby ? `/changes?${query}` : "";
+  if (wanted === asked && source) return;
+  source?.close();
+  source = null;
+  asked = wanted;
+  if (!wanted) return;
+  const stream = new EventSource(wanted);
+  source = stream;
+  stream.addEventListener("game", (event) => {
+    const change = JSON.parse(event.data);
+    tell({ type: "game", ...change }, (watched) => watched.games.includes(change.game_id));
+  });
+  stream.addEventListener("lobby", () => tell({ type: "lobby" }, (watched) => watched.lobby));
+  stream.addEventListener("ready", () => { pause = 1000; tell({ type: "ready" }, () => true); });
+  stream.onerror = () => {
+    // EventSource reconnects by itself after a dropped connection; after an error
+    // answer (429: too many watches) it gives up, and this tries again, slower each time.
+    if (stream !== source || stream.readyState !== EventSource.CLOSED) return;
+    source = null;
+    asked = "";
+    setTimeout(connect, pause);
+    pause = Math.min(pause * 2, 60_000);
+  };
+}

@@ -1,0 +1,69 @@
+// /inbox: register (or sign in), then your games on every device, those waiting for
+// you first, updated live; your other devices.
+import { api } from "../api.js";
+import { copyField, keyNotice, otherDevice, registerForm } from "../account.js";
+import { showTurns } from "../attention.js";
+import { clockFace, failure, h, show } from "../dom.js";
+import { gameItem, gameList } from "../games-list.js";
+import { watch } from "../live.js";
+import { forgetPlayer, player } from "../store.js";
+import { readable } from "../words.js";
+
+// An inbox entry's game as `readable` wants a view: its seats.
+function statusOf(entry) {
+  const view = { seats: entry.seats ?? [] };
+  const name = (seat) => (view.seats[seat] ? readable(`seat ${seat}`, view, entry.seat) : `seat ${seat}`);
+  if (entry.status === "running") {
+    if (entry.your_turn) return h("strong", { class: "your-turn-mark" }, "Your turn");
+    return `${name(entry.to_act)} to play`;
+  }
+  if (entry.status === "open") return "Waiting for players";
+  if (entry.status === "aborted") return "Called off";
+  if (entry.you_won === true) return h("strong", { class: "good" }, "You won");
+  if (entry.you_won === false) return "You lost";
+  return entry.ending?.winners?.length === 0 ? "A draw" : "Finished";
+}
+
+function entryItem(entry) {
+  const view = { seats: entry.seats ?? [] };
+  const last = entry.last ? readable(entry.last, view, entry.seat) : "";
+  const what = [statusOf(entry), last ? h("span", { class: "muted" }, ` · last: ${last}`) : null,
+    entry.seconds_left != null && entry.status === "running" ? h("span", {}, ` · ⏱ ${clockFace(entry.seconds_left)} left`) : null];
+  const go = [h("a", { href: entry.status === "finished" || entry.status === "aborted" ? `/replay/${entry.game_id}` : `/play/${entry.game_id}` },
+    entry.your_turn ? "Play" : entry.status === "running" || entry.status === "open" ? "Open" : "Replay"),
+  entry.status === "finished" ? [" ", h("a", { href: `/play/${entry.game_id}` }, entry.rematch ? "Rematch offered" : "The table")] : null];
+  return gameItem({ ...entry, factions: entry.factions ?? [], seats: entry.seats ?? [] }, { what, go, mark: entry.your_turn ? "your-turn" : "" });
+}
+
+export default async function inboxPage(welcome = null) {
+  const me = player();
+  if (!me) {
+    const form = registerForm((made, bound) => inboxPage(keyNotice(made, bound)),
+      "Register to keep your games in one inbox on every device, to be told when it is your turn, and to play rated games.");
+    show(h("h1", {}, "Inbox"), form, h("p", {}, "Registered already? ", h("a", { href: "/sign-in" }, "Sign in on this device"), "."));
+    form.querySelector("input").focus();
+    return;
+  }
+  const list = h("section", { "aria-labelledby": "inbox-games" }, h("h2", { id: "inbox-games" }, "Your games"), h("p", { class: "muted" }, "Loading…"));
+  const keyBox = h("details", { class: "panel" }, h("summary", {}, "Your player key (for programs and for signing in by hand)"), copyField(me.key, "your player key"));
+  show(h("h1", {}, `Inbox of ${me.name}`), welcome, list, otherDevice(me), keyBox,
+    h("p", {}, h("a", { href: "/leaderboard" }, "Ratings"), " · ",
+      h("button", { type: "button", onclick: () => {
+        if (confirm("Forget your player key in this browser? You can sign in again with a sign-in link or the key.")) { forgetPlayer(); inboxPage(); }
+      } }, "Sign out of this browser")));
+  let live = null;
+  async function draw() {
+    try {
+      const found = await api("GET", "/me/games?limit=100", { credential: me.key });
+      const games = [...found.games].sort((a, b) => (b.your_turn - a.your_turn));
+      showTurns(games.filter((entry) => entry.your_turn).length, "Inbox");
+      list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"),
+        gameList("your games", games.map(entryItem), "No games yet: join a game with an invite link while signed in, and it comes here."));
+      live?.update({ games: games.filter((entry) => entry.status !== "aborted").slice(0, 40).map((entry) => entry.game_id) });
+    } catch (error) { list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"), failure(error)); }
+  }
+  let pending = null;
+  live = watch({ games: [] }, () => { clearTimeout(pending); pending = setTimeout(draw, 100); });
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) draw(); });
+  await draw();
+}

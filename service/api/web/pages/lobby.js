@@ -1,0 +1,88 @@
+// /: your games (the seats this browser holds and, signed in, your player's), then the
+// games waiting for players, being played and finished, filtered by player count,
+// rated or not, open to all or not; updated live.
+import { api } from "../api.js";
+import { showTurns } from "../attention.js";
+import { failure, h, show } from "../dom.js";
+import { gameItem, gameList } from "../games-list.js";
+import { watch } from "../live.js";
+import { forgetSeat, player, seats } from "../store.js";
+
+const STATUSES = [["open", "Waiting for players"], ["running", "Being played"], ["finished", "Finished"]];
+const FILTERS = [
+  ["players", "Players", [["", "any"], ["2", "2"], ["3", "3"], ["4", "4 (teams)"]]],
+  ["rated", "Rated", [["", "any"], ["true", "rated"], ["false", "not rated"]]],
+  ["public", "Seats", [["", "any"], ["true", "open to all"], ["false", "by invite"]]],
+];
+
+function go(status, game) {
+  if (status === "finished") return h("a", { href: `/replay/${game.game_id}` }, "Replay");
+  if (status === "open" && game.public) return game.open_seats.map((seat) => h("a", { href: `/play/${game.game_id}?seat=${seat}` }, `Join seat ${seat}`));
+  return h("a", { href: `/play/${game.game_id}` }, status === "open" ? "Look" : "Watch");
+}
+
+// The games of this browser's seats and of the signed-in player: [{game, seat, view}].
+async function yourGames() {
+  const held = Object.entries(seats()).slice(-20);
+  const views = await Promise.all(held.map(([id, { token }]) => api("GET", `/games/${id}`, { credential: token }).catch(() => null)));
+  const games = new Map();
+  held.forEach(([id, { seat }], n) => games.set(id, { id, seat, status: views[n]?.status ?? "gone", yourTurn: views[n]?.you?.legal.length > 0, guest: true, view: views[n] }));
+  const me = player();
+  if (me) {
+    const inbox = await api("GET", "/me/games?limit=20", { credential: me.key }).catch(() => null);
+    for (const entry of inbox?.games ?? []) {
+      if (!games.has(entry.game_id)) games.set(entry.game_id, { id: entry.game_id, seat: entry.seat, status: entry.status, yourTurn: entry.your_turn, guest: false });
+    }
+  }
+  return [...games.values()].filter((game) => game.status !== "gone" || game.guest);
+}
+
+export default async function lobbyPage() {
+  const query = new URLSearchParams(location.search);
+  const filters = h("form", { class: "filters row", "aria-label": "filter the games" }, FILTERS.map(([name, label, options]) =>
+    h("label", { class: "inline" }, `${label} `, h("select", { name, id: `filter-${name}` }, options.map(([value, text]) =>
+      h("option", { value, selected: query.get(name) === value || (!query.get(name) && value === "") }, text))))));
+  const yours = h("section", { "aria-labelledby": "lobby-yours" }, h("h2", { id: "lobby-yours" }, "Your games"));
+  const lists = STATUSES.map(([status, title]) => h("section", { "aria-labelledby": `lobby-${status}` }, h("h2", { id: `lobby-${status}` }, title), h("p", { class: "muted" }, "Loading…")));
+  show(h("h1", {}, "Lobby"), h("p", {}, h("a", { href: "/new", class: "button primary" }, "Start a new game"),
+    " against the AI or with friends, who join by the invite links you send them. New here? ", h("a", { href: "/rules" }, "How to play")),
+  yours, filters, lists);
+  let live = null;
+
+  async function drawYours() {
+    const games = await yourGames();
+    showTurns(games.filter((game) => game.yourTurn && game.status === "running").length, "Lobby");
+    const items = games.map((game) => h("li", { class: `game-item${game.yourTurn ? " your-turn" : ""}`, "data-game": game.id },
+      h("div", { class: "game-what" }, h("a", { href: game.status === "finished" ? `/replay/${game.id}` : `/play/${game.id}` }, `Game ${game.id.slice(0, 8)}`),
+        ` · seat ${game.seat} · ${game.status}`),
+      game.yourTurn && game.status === "running" ? h("div", { class: "game-status" }, h("strong", {}, "Your turn")) : null,
+      game.guest ? h("div", { class: "game-go" }, h("button", { type: "button", onclick: () => { forgetSeat(game.id); drawYours(); }, "aria-label": `Forget seat of game ${game.id}` }, "Forget this seat")) : null));
+    yours.replaceChildren(h("h2", { id: "lobby-yours" }, "Your games"), gameList("your games", items, "None in this browser yet."));
+    live?.update({ lobby: true, games: games.filter((game) => game.status === "running" || game.status === "open").map((game) => game.id) });
+  }
+  async function drawLists() {
+    const chosen = new URLSearchParams(new FormData(filters));
+    for (const [key, value] of [...chosen]) if (!value) chosen.delete(key);
+    await Promise.all(STATUSES.map(async ([status, title], n) => {
+      const section = lists[n];
+      try {
+        const page = await api("GET", `/games?status=${status}&limit=20${chosen.size ? `&${chosen}` : ""}`);
+        const more = page.total > page.games.length ? h("p", { class: "muted" }, `The newest ${page.games.length} of ${page.total}.`) : null;
+        section.replaceChildren(h("h2", { id: `lobby-${status}` }, title), gameList(`${title.toLowerCase()}`, page.games.map((game) => gameItem(game, { go: go(status, game) }))), more);
+      } catch (error) { section.replaceChildren(h("h2", { id: `lobby-${status}` }, title), failure(error)); }
+    }));
+  }
+  filters.addEventListener("change", () => {
+    const chosen = new URLSearchParams(new FormData(filters));
+    for (const [key, value] of [...chosen]) if (!value) chosen.delete(key);
+    history.replaceState(null, "", chosen.size ? `/?${chosen}` : "/");
+    drawLists();
+  });
+  let pending = null;  // lobby news in a burst: one look
+  live = watch({ lobby: true }, (change) => {
+    if (change.type === "game") { drawYours().catch(() => {}); return; }
+    clearTimeout(pending);
+    pending = setTimeout(() => { drawLists(); if (change.type === "ready") drawYours().catch(() => {}); }, 100);
+  });
+  await Promise.all([drawYours().catch((error) => yours.append(failure(error))), drawLists()]);
+}

@@ -1,0 +1,235 @@
+// /play/<game>: a seat at the table (or a spectator's view of it). The state is the
+// newest view; every change redraws the page from it. Live: the browser's shared
+// connection says when the game changed, and this tab then reads its own view.
+import { api, idempotencyKey, persisting, problemText } from "../api.js";
+import { attentionControls, showTurns, yourTurnNow } from "../attention.js";
+import { clockFace, failure, h, panel, plural, say, shortId, show } from "../dom.js";
+import { factionName } from "../factions.js";
+import { handElement } from "../hand.js";
+import { historyElement } from "../history.js";
+import { watch } from "../live.js";
+import { factionsPanel, resultPanel } from "../scoreboard.js";
+import { roundsPerPhase, shownTrick, tableElement } from "../table.js";
+import { decisionText, relation, seatName } from "../words.js";
+import { keyNotice, registerForm } from "../account.js";
+import { credentialFor, forgetSeat, keepSeat, keepVisit, lastVisit, player, seats } from "../store.js";
+
+const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
+const over = (view) => view.status === "finished" || view.status === "aborted";
+
+function phaseLine(view) {
+  const table = view.table;
+  const of = roundsPerPhase(view.players);
+  const what = table.phase === 1
+    ? "Win a round to take the prize for your followers; the others draw."
+    : "Your followers are your hand now: win rounds to put their cards on your score pile.";
+  return h("p", { class: "phase-line" }, h("strong", {}, `Phase ${table.phase} of 2 · round ${Math.min(table.round + 1, of)} of ${of}. `), what, " ",
+    h("a", { href: "/rules" }, "How to play"));
+}
+
+// An AI has been playing (or played) for a person whose time ran out.
+function standInNotice(view, me, comeBack) {
+  if (me == null) return null;
+  const seat = view.seats[me];
+  const count = seat.ai_decisions ?? 0;
+  if (!seat.takeover && !count) return null;
+  if (over(view)) return h("p", { class: "notice" }, `An AI made ${plural(count, "decision")} for you when your time ran out.`);
+  if (!seat.takeover) return h("p", { class: "notice" }, `Your time ran out ${plural(count, "time")}: an AI decided for you then.`);
+  return h("div", { class: "notice", role: "group", "aria-label": "your seat is played by an AI" },
+    h("p", {}, `Your time ran out: an AI (${seat.takeover}) plays your seat now${count ? ` and has made ${plural(count, "decision")} for you` : ""}.`),
+    h("button", { class: "primary", type: "button", onclick: comeBack }, "Play my seat again"));
+}
+
+async function joinPage(gameId, seat, invite, play, welcome = null) {
+  const view = await api("GET", `/games/${gameId}`);
+  const me = player();
+  const intro = h("p", {}, `${view.players} players, ${view.factions.map(factionName).join(", ")}${view.rated ? ", rated" : ""}. ${invite ? "You are invited to" : "Take"} seat ${seat}.`);
+  if (view.rated && !me) {  // a rated seat is for a registered player only
+    const form = registerForm((made, bound) => joinPage(gameId, seat, invite, play, keyNotice(made, bound)),
+      "This game is rated: its seats are for registered players. Register (it takes a name) and you take the seat as yourself.");
+    show(h("h1", {}, "Join a rated game"), intro, form);
+    form.querySelector("input").focus();
+    return;
+  }
+  const name = h("input", { id: "name", required: !me, maxlength: 64, value: me?.name ?? "", autocomplete: "nickname" });
+  const asPlayer = me ? h("input", { type: "checkbox", id: "as-player", checked: true, disabled: view.rated }) : null;
+  const note = h("div", { "aria-live": "polite" });
+  const form = h("form", { "aria-label": "take the seat" }, intro,
+    h("label", {}, "Your name: ", name),
+    asPlayer ? h("label", {}, asPlayer, ` as my registered player ${me.name} (the game goes to my inbox, on every device)`) : null,
+    h("button", { class: "primary", type: "submit" }, "Take the seat"), note);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const joined = await api("POST", `/games/${gameId}/seats/${seat}`, {
+        body: { ...(invite ? { invite } : {}), ...(name.value ? { name: name.value } : {}) }, credential: asPlayer?.checked ? me.key : null });
+      keepSeat(gameId, seat, joined.token);
+      history.replaceState(null, "", `/play/${gameId}`);
+      play(gameId);
+    } catch (error) { note.replaceChildren(failure(error)); }
+  });
+  show(h("h1", {}, "Join a game"), welcome, form);
+  name.focus();
+}
+
+// Cards taken at the end of a round fly from the middle of the table to the pile of
+// the seat that took them (not with reduced motion).
+function flyTaken(round) {
+  if (REDUCED_MOTION.matches || round.phase !== 1) return;
+  const from = document.querySelector(".felt .trick")?.getBoundingClientRect();
+  if (!from) return;
+  for (const got of round.acquired) {
+    const to = document.querySelector(`.felt .seat[data-seat="${got.seat}"] .pile-followers`)?.getBoundingClientRect();
+    if (!to) continue;
+    const card = h("div", { class: `card flying ${got.card ? `f-${got.card.slice(0, 2)}` : "back"}`, "aria-hidden": "true" }, got.card ? got.card.slice(2) : "");
+    card.style.left = `${from.left + from.width / 2 - 24}px`;
+    card.style.top = `${from.top + from.height / 2 - 34}px`;
+    document.body.append(card);
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      card.style.transform = `translate(${to.left + to.width / 2 - (from.left + from.width / 2)}px, ${to.top + to.height / 2 - (from.top + from.height / 2)}px) scale(0.5)`;
+      card.style.opacity = "0.2";
+    }));
+    setTimeout(() => card.remove(), 900);
+  }
+}
+
+export default async function playPage(gameId) {
+  const params = new URLSearchParams(location.search);
+  const invite = new URLSearchParams(location.hash.slice(1)).get("invite");
+  if (params.has("seat") && !seats()[gameId]) return joinPage(gameId, +params.get("seat"), invite, playPage);
+  if (invite || params.has("seat")) history.replaceState(null, "", `/play/${gameId}`);
+  let credential = credentialFor(gameId);
+  let view = null;
+  let busy = false;
+  let shown = null;  // what the page drew last: {version, rounds, trick}
+  let myTurnBefore = false;
+  let live = null;
+  const visit = lastVisit(gameId);
+  let newFrom = null;  // the first round new since the last visit
+
+  async function refresh() {
+    let fresh;
+    try {
+      fresh = await api("GET", `/games/${gameId}`, { credential });
+    } catch (error) {
+      if (error.status !== 401 || !credential) throw error;
+      credential = null;  // a key that opens no seat here: watch as the public
+      fresh = await api("GET", `/games/${gameId}`);
+    }
+    if (view && fresh.version < view.version) return;  // an older answer, overtaken
+    view = fresh;
+    draw();
+  }
+  async function decide(decision) {
+    if (busy) return;
+    busy = true;
+    document.querySelector(".hand-area")?.setAttribute("aria-busy", "true");
+    try {
+      const sent = { body: { move: decision, expected_version: view.version }, credential, headers: { "Idempotency-Key": idempotencyKey() } };
+      const moved = await persisting(() => api("POST", `/games/${gameId}/moves`, sent), say);
+      say(`You ${decisionText(decision, view.you?.peek)}.`);
+      if (moved.view.version >= view.version) { view = moved.view; draw(); }
+    } catch (error) {
+      say(problemText(error));
+      await refresh();
+    } finally { busy = false; }
+  }
+  async function act(path, message) {
+    try { await api("POST", `/games/${gameId}/${path}`, { credential }); say(message); await refresh(); } catch (error) { say(problemText(error)); }
+  }
+  async function rematch() {
+    if (view.rematch && (seats()[view.rematch] || player())) {
+      const mine = await api("GET", `/games/${view.rematch}`, { credential: credentialFor(view.rematch) }).catch(() => null);
+      if (mine?.you) { location.href = `/play/${view.rematch}`; return; }
+    }
+    try {
+      const offer = await api("POST", `/games/${gameId}/rematch`, { credential });
+      location.href = `/play/${offer.game_id}?seat=${offer.seat}#invite=${encodeURIComponent(offer.invite)}`;
+    } catch (error) { say(problemText(error)); }
+  }
+  function tick() {
+    const clock = document.getElementById("countdown");
+    if (!clock) return;
+    if (!view?.deadline_at || over(view)) { clock.textContent = ""; return; }
+    const left = (Date.parse(view.deadline_at) - Date.now()) / 1000;
+    const whose = view.status === "open" ? "to take the seats" : view.table.to_act === view.you?.seat ? "for you" : `for ${seatName(view, view.table.to_act)}`;
+    clock.textContent = `⏱ ${clockFace(left)} left ${whose}`;
+    clock.classList.toggle("urgent", left < 60);
+  }
+
+  function actions(me) {
+    const list = [];
+    if (me != null && view.status === "running") list.push(h("button", { class: "danger", type: "button", onclick: () => confirm("Resign this game?") && act("resign", "You resigned.") }, "Resign"));
+    if (me != null && view.status === "finished") list.push(h("button", { type: "button", class: "primary", onclick: rematch }, view.rematch ? "Go to the rematch" : "Rematch"));
+    if (over(view)) list.push(h("a", { href: `/replay/${gameId}` }, "Step through the replay"));
+    if (seats()[gameId]) list.push(h("button", { type: "button", onclick: () => { forgetSeat(gameId); credential = player()?.key ?? null; refresh(); } }, "Forget this seat"));
+    return h("div", { class: "row actions" }, list);
+  }
+
+  function draw() {
+    const focused = document.activeElement?.getAttribute("aria-label");
+    const movesBox = document.querySelector(".history");
+    const movesAtEnd = !movesBox || movesBox.scrollTop + movesBox.clientHeight >= movesBox.scrollHeight - 8;
+    const me = view.you?.seat ?? null;
+    const table = view.table;
+    const toAct = table?.to_act;
+    const myTurn = view.status === "running" && toAct === me && me != null && !view.seats[me].takeover;
+    const title = `${view.players} players · ${view.factions.map(factionName).join(", ")}${view.rated ? " · rated" : ""}`;
+    const turn = over(view) ? "The game is over." : view.status === "open" ? "Waiting for players to take their seats."
+      : myTurn ? (view.you.legal.some((d) => d.startsWith("take")) ? "Your turn: choose what to take." : "Your turn: play a card.")
+        : `${seatName(view, toAct)} to play${relation(view, toAct, me) === "partner" ? " (your partner)" : ""}.`;
+    if (table && newFrom == null && visit && visit.version < view.version && visit.rounds < table.rounds.length) newFrom = visit.rounds;
+    const since = newFrom != null && !shown
+      ? h("p", { class: "notice since-banner" }, `Since your last visit: ${plural(table.rounds.length - newFrom, "round")} played. `, h("a", { href: "#since-last-visit" }, "See the moves"))
+      : null;
+    const entering = !shown ? table?.trick.length : shown.rounds === table?.rounds.length ? shown.trick : 0;
+    const left = table
+      ? [tableElement(view, me, entering), me != null && !over(view) ? handElement(view, myTurn && !busy ? decide : null) : null]
+      : [h("p", {}, "Waiting for every seat to be taken: ", view.seats.filter((s) => !s.taken).map((s) => `seat ${s.seat}`).join(", "), ".")];
+    show(
+      h("h1", { class: "game-title" }, title, h("span", { class: "game-id", title: gameId }, ` · game ${shortId(gameId)}`)),
+      h("div", { class: `turn-bar${myTurn ? " mine" : ""}` },
+        h("p", { class: "turn" }, turn, " ", h("span", { id: "countdown" })),
+        h("p", { class: "muted who" }, me != null ? `You are seat ${me}${view.players === 4 ? `, team ${me % 2} with ${seatName(view, (me + 2) % 4)}` : ""}.` : "You are watching.")),
+      table && view.status === "running" ? phaseLine(view) : null,
+      since, standInNotice(view, me, () => act(`seats/${me}/return`, "Your seat is yours again.")), resultPanel(view, me),
+      h("div", { class: "play-layout" },
+        h("div", { class: "play-main" }, left),
+        h("div", { class: "play-side" }, table ? factionsPanel(view, me) : null, table ? historyElement(view, me, newFrom) : null,
+          panel("At the table", actions(me), me != null && !over(view) ? attentionControls() : null))));
+    tick();
+    const moves = document.querySelector(".history");
+    if (moves && movesAtEnd && !(newFrom != null && !shown)) moves.scrollTop = moves.scrollHeight;
+    const again = focused && document.querySelector(`main [aria-label="${CSS.escape(focused)}"]`);
+    if (again) again.focus();
+    else if (focused?.startsWith("Play ") || focused?.startsWith("Take ")) {  // the card is gone: stay in the hand
+      (document.querySelector(".hand .playable") ?? document.querySelector("ul[aria-label='your hand']"))?.focus();
+    }
+    if (shown && table && table.rounds.length > shown.rounds) flyTaken(table.rounds.at(-1));
+    showTurns(myTurn ? 1 : 0, `Game ${shortId(gameId)}`);
+    if (myTurn && !myTurnBefore && shown) {
+      const last = table.trick.at(-1);
+      yourTurnNow(last ? `${seatName(view, last.seat)} played; your turn in game ${shortId(gameId)}.` : `Your turn in game ${shortId(gameId)}.`, gameId);
+      say("Your turn.");
+    }
+    myTurnBefore = myTurn;
+    shown = { version: view.version, rounds: table?.rounds.length ?? 0, trick: table ? shownTrick(view).done ? 0 : table.trick.length : 0 };
+    if (table && !document.hidden) keepVisit(gameId, { version: view.version, rounds: table.rounds.length });
+    if (over(view) && view.ratings && view.rematch) { live?.close(); live = null; }
+  }
+
+  try { await refresh(); } catch (error) { show(h("h1", {}, `Game ${shortId(gameId)}`), failure(error)); return; }
+  setInterval(tick, 1000);
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) return;
+    if (view?.table) keepVisit(gameId, { version: view.version, rounds: view.table.rounds.length });
+    refresh().catch(() => {});
+  });
+  // Live: the shared connection tells a new version (or, for a game over, that its
+  // rematch or ratings came); this tab then reads its own view with its credential.
+  live = watch({ games: [gameId] }, (change) => {
+    if (change.type === "ready" || (change.type === "game" && change.game_id === gameId && (change.version > view.version || over(view)))) {
+      refresh().catch((error) => say(problemText(error)));
+    }
+  });
+}

@@ -1,0 +1,78 @@
+// /replay/<game>: any finished game, or a running one as far as the public has seen
+// it, step by step (a slider, previous/next, the arrow keys): the account of the step
+// and the table then, every hand face up once the game is over. For a finished game,
+// the audit, checked in this page: the deck was fixed before the first card.
+import { api } from "../api.js";
+import { faces } from "../cards.js";
+import { failure, h, panel, show } from "../dom.js";
+import { factionsPanel, resultPanel } from "../scoreboard.js";
+import { sha256Hex } from "../sha256.js";
+import { tableElement } from "../table.js";
+import { readable } from "../words.js";
+
+function hexBytes(hex) { return new Uint8Array(hex.match(/../g).map((pair) => parseInt(pair, 16))); }
+
+async function auditPanel(gameId) {
+  try {
+    const [audit, start] = await Promise.all([api("GET", `/games/${gameId}/audit`), api("GET", `/games/${gameId}/replay/0`)]);
+    const published = start.view.commitment;  // as the game showed it before the first card
+    const text = new TextEncoder().encode(audit.deck.join(" "));
+    const salt = hexBytes(audit.salt);
+    const both = new Uint8Array(salt.length + text.length);
+    both.set(salt);
+    both.set(text, salt.length);
+    const computed = sha256Hex(both);
+    const ok = computed === published;
+    return panel("Audit",
+      h("p", { id: "audit-verdict", class: ok ? "good" : "bad" }, ok
+        ? "✔ Verified in this browser: the deck was fixed before the first card was dealt (sha256 of salt and deck equals the commitment published at the start)."
+        : "✘ Not verified: sha256 of the revealed salt and deck differs from the commitment published at the start."),
+      h("p", {}, "Commitment published at the start: ", h("code", {}, published)),
+      h("p", {}, "Computed here: ", h("code", { id: "audit-computed" }, computed)),
+      h("p", {}, "Salt: ", h("code", {}, audit.salt)),
+      h("p", {}, "The deck, from the top:"), faces(audit.deck, "the revealed deck", "mini"));
+  } catch (error) { return failure(error); }
+}
+
+export default async function replayPage(gameId) {
+  const game = await api("GET", `/games/${gameId}`);
+  const last = game.decisions;
+  const slider = h("input", { type: "range", min: 0, max: last, value: last, id: "step", "aria-label": "step" });
+  const label = h("output", { for: "step", id: "step-label" });
+  const body = h("div", { id: "replay-step" });
+  const auditBox = h("div", { id: "audit" });
+  const previous = h("button", { type: "button", onclick: () => go(current - 1), "aria-label": "previous step" }, "◀ Previous");
+  const next = h("button", { type: "button", onclick: () => go(current + 1), "aria-label": "next step" }, "Next ▶");
+  let current = -1;
+  async function go(step) {
+    step = Math.max(0, Math.min(last, step));
+    if (step === current) return;
+    current = step;
+    slider.value = step;
+    label.textContent = `step ${step} of ${last}`;
+    previous.disabled = step === 0;
+    next.disabled = step === last;
+    try {
+      const shown = await api("GET", `/games/${gameId}/replay/${step}`);
+      if (+slider.value !== step) return;  // moved on meanwhile
+      const view = shown.view;
+      body.replaceChildren(...[panel("This step", h("ul", { id: "account" }, shown.account.map((line) => h("li", {}, readable(line, view))))),
+        resultPanel(view, null), view.table ? tableElement(view, null, view.table.trick.length) : null,
+        view.table ? factionsPanel(view, null) : null].filter(Boolean));
+    } catch (error) { body.replaceChildren(failure(error)); }
+  }
+  slider.addEventListener("input", () => go(+slider.value));
+  document.addEventListener("keydown", (event) => {
+    if (event.target === slider || event.target.matches?.("input, select, textarea, button")) return;
+    if (event.key === "ArrowLeft") { go(current - 1); event.preventDefault(); }
+    if (event.key === "ArrowRight") { go(current + 1); event.preventDefault(); }
+  });
+  const over = game.status === "finished" || game.status === "aborted";
+  show(h("h1", {}, `Replay of game ${gameId.slice(0, 8)}`),
+    h("p", {}, game.status === "running" ? "The game goes on: this is what the public has seen up to now."
+      : `The game is ${game.status}${over ? ": every hand is shown face up" : ""}.`),
+    h("div", { class: "replay-controls", role: "group", "aria-label": "replay controls" }, previous, slider, next, label),
+    h("p", { class: "muted" }, "Arrow keys step back and forth."), body, auditBox);
+  await go(last);
+  if (over) auditBox.replaceChildren(await auditPanel(gameId));
+}

@@ -1,0 +1,38 @@
+// What this browser keeps, in localStorage of the server's origin (no other site reads
+// it; the secrets in it are only ever sent in an Authorization header):
+//   claim.seats   game id -> {seat, token}: the seats taken here as a guest
+//   claim.player  {id, key, name}: the registered player signed in here
+//   claim.visits  game id -> {version, rounds}: what the table showed last, for
+//                 "since your last visit"
+//   claim.sound   whether a sound says it is your turn
+function load(key, fallback) {
+  try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; }
+}
+function save(key, value) {
+  if (value == null) localStorage.removeItem(key); else localStorage.setItem(key, JSON.stringify(value));
+}
+
+export const seats = () => load("claim.seats", {});
+export function keepSeat(gameId, seat, token) { save("claim.seats", { ...seats(), [gameId]: { seat, token } }); }
+export function forgetSeat(gameId) { const all = seats(); delete all[gameId]; save("claim.seats", all); }
+
+export const player = () => load("claim.player", null);
+export function keepPlayer(me) { save("claim.player", me); }
+export function forgetPlayer() { save("claim.player", null); }
+
+// The credential that opens `gameId` here: its guest seat's token, else the player key.
+export function credentialFor(gameId) { return seats()[gameId]?.token ?? player()?.key ?? null; }
+
+const VISITS_KEPT = 200;  // games remembered; the oldest are dropped
+export function lastVisit(gameId) { return load("claim.visits", {})[gameId] ?? null; }
+export function keepVisit(gameId, visit) {
+  const all = load("claim.visits", {});
+  delete all[gameId];
+  all[gameId] = visit;  // newest last
+  const ids = Object.keys(all);
+  for (const old of ids.slice(0, Math.max(0, ids.length - VISITS_KEPT))) delete all[old];
+  save("claim.visits", all);
+}
+
+export const soundOn = () => load("claim.sound", false);
+export function keepSound(on) { save("claim.sound", on); }

@@ -1,0 +1,119 @@
+// The card table: the seats around it (you at the bottom, your partner across with 4
+// players), each with its hand and follower pile as card backs with counts and its
+// score pile face up; in the middle the prize(s), the draw pile, and the trick, each
+// card in front of the seat that played it. A round just finished stays on the table,
+// its winner marked, until the next card is played. A function of the view it draws;
+// it knows nothing of HTTP.
+import { back, face, faces } from "./cards.js";
+import { h, plural } from "./dom.js";
+import { cardLabel } from "./factions.js";
+import { Who, relation, seatName, teamOf, who } from "./words.js";
+
+const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
+const ROUNDS = { 2: 13, 3: 12, 4: 9 };  // rounds per phase (RULES.md 4)
+
+// Where `seat` sits for the reader `me` (a spectator sees seat 0 at the bottom).
+export function placeOf(view, seat, me) {
+  const n = view.players;
+  return PLACES[n][(seat - (me ?? 0) + n) % n];
+}
+
+export const roundsPerPhase = (players) => ROUNDS[players];
+
+// The trick to show now: the cards of the round being played, or, before its first
+// card, the round just finished (its winner marked).
+export function shownTrick(view) {
+  const table = view.table;
+  const last = table.rounds.at(-1);
+  if (table.trick.length || !last || view.status !== "running") return { plays: table.trick, winner: null, done: false };
+  return { plays: last.plays, winner: last.winner, done: true };
+}
+
+function badges(view, seat, me) {
+  const s = view.seats[seat];
+  const rel = relation(view, seat, me);
+  const list = [];
+  if (rel === "you") list.push(["you", "You"]);
+  else if (rel) list.push([rel, rel === "partner" ? "Partner" : "Opponent"]);
+  if (view.players === 4) list.push([`team team-${teamOf(seat)}`, `Team ${teamOf(seat)}`]);
+  if (s.takeover) list.push(["ai", `AI (${s.takeover}) plays for ${seat === me ? "you" : "them"}`]);
+  if (view.table.to_act === seat && view.status === "running") list.push(["acting", seat === me ? "Your turn" : "To play"]);
+  return h("span", { class: "badges" }, list.map(([cls, text]) => h("span", { class: `badge ${cls}` }, text)));
+}
+
+function seatBox(view, seat, me) {
+  const table = view.table;
+  const hand = view.revealed?.hands[seat];
+  const followers = view.revealed?.follower_piles[seat];
+  const name = seatName(view, seat);
+  const acting = table.to_act === seat && view.status === "running";
+  const team = view.players === 4 ? ` team-${teamOf(seat)}` : "";
+  const place = placeOf(view, seat, me);
+  return h("div", { class: `seat place-${place}${team}${acting ? " acting" : ""}`, role: "group", "aria-label": seat === me ? `you (${name})` : name, "data-seat": seat },
+    h("div", { class: "seat-head" }, h("span", { class: "seat-name" }, name), badges(view, seat, me)),
+    h("div", { class: "piles" },
+      seat === me && !hand ? null : hand
+        ? h("div", { class: "open-hand" }, h("span", { class: "label" }, "Hand"), faces(hand, `hand of ${name}`, "mini"))
+        : back(table.hand_sizes[seat], `${plural(table.hand_sizes[seat], "card")} in ${name}'s hand`, "pile-hand"),
+      followers
+        ? h("div", { class: "open-hand" }, h("span", { class: "label" }, "Followers"), faces(followers, `followers of ${name}`, "mini"))
+        : back(table.follower_pile_sizes[seat], `${plural(table.follower_pile_sizes[seat], "follower")} of ${name}`, "pile-followers")),
+    h("div", { class: "score" }, h("span", { class: "label" }, `Score pile (${table.score_piles[seat].length})`),
+      table.score_piles[seat].length ? faces(table.score_piles[seat], `score pile of ${name}`, "mini") : null,
+      table.gnomes_in_front[seat].length
+        ? [h("span", { class: "label" }, "Gnomes in front"), faces(table.gnomes_in_front[seat], `Gnomes in front of ${name}`, "mini")] : null));
+}
+
+function trickCards(view, me, trick, entering) {
+  return trick.plays.map((play, n) => {
+    const won = trick.done && play.seat === trick.winner;
+    const label = `${cardLabel(play.card)}, ${n === 0 ? "led" : "played"} by ${who(view, play.seat, me)}${won ? ": won the round" : ""}`;
+    const cls = ["played", `at-${placeOf(view, play.seat, me)}`, trick.done ? "done" : "", won ? "winner" : "",
+      !trick.done && n >= entering ? "enter" : ""].filter(Boolean).join(" ");
+    return face(play.card, { tag: "div", label, cls, "data-seat": play.seat });
+  });
+}
+
+function middle(view, me, trick, entering) {
+  const table = view.table;
+  const prizes = table.phase === 1
+    ? h("div", { class: "prizes" }, h("span", { class: "label" }, table.prizes.length > 1 ? "Prizes" : "Prize"),
+      h("div", { class: "row" }, table.prizes.map((code) => face(code, { tag: "div", label: `prize: ${cardLabel(code)}`, cls: "prize", "data-card": code }))))
+    : h("div", { class: "prizes" }, h("span", { class: "label" }, "Phase 2"), h("p", { class: "phase2" }, "Winning the factions"));
+  const peek = view.you?.peek;
+  return h("div", { class: "middle" },
+    h("div", { class: "stock" },
+      back(table.draw_pile_size, `${plural(table.draw_pile_size, "card")} in the draw pile`, "pile-draw"),
+      h("span", { class: "label" }, `Draw pile · discard ${table.discard.length}`),
+      peek ? h("div", { class: "peek" }, face(peek, { tag: "div", label: `top of the draw pile, seen only by you: ${cardLabel(peek)}`, cls: "seen" }),
+        h("span", { class: "label" }, "Top card: only you see it")) : null),
+    h("div", { class: `trick${trick.done ? " finished" : ""}`, role: "group", "aria-label": trick.done ? "the round just finished" : "cards played this round" },
+      prizes, trickCards(view, me, trick, entering)),
+    table.trolls_aside.length ? h("div", { class: "aside" }, h("span", { class: "label" }, "Trolls set aside"), faces(table.trolls_aside, "Trolls set aside", "mini")) : null);
+}
+
+// A short account of the round just finished, under the trick: who won with what,
+// where each card taken went.
+function lastRoundLine(view, me) {
+  const last = view.table.rounds.at(-1);
+  if (!last) return h("p", { class: "last-round muted", id: "last-round" }, "The first round: the leader plays any card.");
+  const winning = last.plays.find((play) => play.seat === last.winner);
+  const parts = [`${Who(view, last.winner, me)} won round ${last.number + 1}${winning ? ` with ${cardLabel(winning.card)}` : ""}`];
+  for (const got of last.acquired) {
+    const taker = who(view, got.seat, me);
+    if (got.source === "prize") parts.push(`prize ${cardLabel(got.card)} → ${taker}`);
+    else if (got.source === "deck") parts.push(`top card${got.card ? ` ${cardLabel(got.card)}` : ""} → ${taker}`);
+    else parts.push(`${taker} drew ${got.card ? cardLabel(got.card) : "a card"}`);
+  }
+  if (last.phase === 2) parts.push(`cards → ${who(view, last.winner, me)}'s score pile`);
+  return h("p", { class: "last-round", id: "last-round" }, h("span", { class: "label" }, "Last round: "), parts.join(" · "));
+}
+
+// The table for the reader `me`; `entering`: how many cards of the trick were shown
+// before (the others come in with a short move).
+export function tableElement(view, me, entering = 0) {
+  const trick = shownTrick(view);
+  const seats = view.seats.map((_, seat) => seatBox(view, seat, me));
+  return h("section", { class: `felt players-${view.players}`, "aria-label": "the table", "data-version": view.version },
+    seats, middle(view, me, trick, entering), lastRoundLine(view, me));
+}

@@ -1,0 +1,64 @@
+// Who and what, in words: seat names, sides, decisions and finished rounds as a person
+// reads them ("Bo won: the prize Goblins 3 went to Bo's followers"). `me` is the seat
+// of the person reading (null: a spectator), who is "you".
+import { cardLabel } from "./factions.js";
+
+function baseName(seat) {
+  if (seat.kind === "ai") return `AI (${seat.level})`;
+  return seat.name ?? "an open seat";
+}
+
+// A seat's name; where two seats would read the same ("AI (greedy)" twice), with its number.
+export function seatName(view, seat) {
+  const base = baseName(view.seats[seat]);
+  const twins = view.seats.filter((other) => baseName(other) === base).length > 1;
+  return twins ? `${base}, seat ${seat}` : base;
+}
+
+export function who(view, seat, me) { return seat === me ? "you" : seatName(view, seat); }
+export function Who(view, seat, me) { return seat === me ? "You" : seatName(view, seat); }
+function whose(view, seat, me) { return seat === me ? "your" : `${seatName(view, seat)}'s`; }
+
+export const teamOf = (seat) => seat % 2;
+export function sideName(view, side, me = null) {
+  if (view.players !== 4) return Who(view, side, me);
+  const mine = me != null && teamOf(me) === side;
+  return `${mine ? "your team" : `team ${side}`} (${[side, side + 2].map((seat) => who(view, seat, me)).join(" & ")})`;
+}
+
+// How `seat` stands to the reader: "you", "partner", "opponent" (4 players), or null.
+export function relation(view, seat, me) {
+  if (seat === me) return "you";
+  if (view.players !== 4 || me == null) return null;
+  return teamOf(seat) === teamOf(me) ? "partner" : "opponent";
+}
+
+export function decisionText(decision, peek = null) {
+  if (decision === "take deck") return `took the top card of the draw pile${peek ? ` (${cardLabel(peek)})` : ""}`;
+  const [verb, code] = decision.split(" ");
+  return `${verb === "play" ? "played" : "took the prize"} ${cardLabel(code)}`;
+}
+
+// The server's account of a step ("seat 1 played UN3"), with names and card names.
+export function readable(text, view, me = null) {
+  return text.replace(/\bseat (\d)\b/g, (_, seat) => Who(view, +seat, me)).replace(/\b([A-Z]{2})(\d)\b/g, (code) => cardLabel(code));
+}
+
+// A finished round (the view's `table.rounds` entry) in sentences: the plays, who won,
+// where each card taken went, a Seer's peek (seen only by its seat), Gnomes removed.
+export function roundSentences(view, round, me) {
+  const plays = round.plays.map((play, n) => `${Who(view, play.seat, me)} ${n === 0 ? "led" : "played"} ${cardLabel(play.card)}`);
+  const lines = [`${plays.join(", ")}.`];
+  const winning = round.plays.find((play) => play.seat === round.winner);
+  lines.push(`${Who(view, round.winner, me)} won${winning ? ` with ${cardLabel(winning.card)}` : ""}${
+    round.phase === 2 ? `: the cards go to ${whose(view, round.winner, me)} score pile.` : "."}`);
+  if (round.peek) lines.push(`${Who(view, round.peek.seat, me)} saw ${cardLabel(round.peek.card)} on top of the draw pile.`);
+  for (const got of round.acquired) {  // all to the follower piles
+    const taker = Who(view, got.seat, me);
+    if (got.source === "prize") lines.push(`${taker} took the prize ${cardLabel(got.card)}.`);
+    else if (got.source === "deck") lines.push(`${taker} took the top card of the draw pile${got.card ? `, ${cardLabel(got.card)}` : ""}.`);
+    else lines.push(`${taker} drew ${got.card ? cardLabel(got.card) : "a card"}.`);
+  }
+  for (const gone of round.removed) lines.push(`Giants removed ${cardLabel(gone.card)} from in front of ${who(view, gone.seat, me)}.`);
+  return lines;
+}

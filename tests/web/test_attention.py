@@ -1,0 +1,137 @@
+"""Your turn, wherever you are: the tab's title and icon, a notification when the page
+is in the background, the move list with what happened since your last visit, and one
+live connection for any number of tabs."""
+
+from __future__ import annotations
+
+from service.events import HUMAN
+from tests.web.conftest import (
+    DECISIONS,
+    arranged_deck,
+    click_a_decision,
+    invite_link,
+    take_seat,
+    version_of,
+    wait_for_my_turn,
+    wait_for_version,
+)
+
+FACTIONS = ("GN", "GI", "UN", "DO", "DW")
+
+# Stands in for the browser's Notification (a headless browser shows none): allowed,
+# and every notification made is kept where the test can read it.
+NOTIFICATIONS = """
+window.shown = [];
+window.Notification = class {
+  static permission = "granted";
+  static requestPermission() { return Promise.resolve("granted"); }
+  constructor(title, options) { window.shown.push({ title, body: options.body }); }
+  close() {}
+};
+"""
+
+HIDDEN = """
+Object.defineProperty(document, "hidden", { get: () => window.inBackground === true });
+Object.defineProperty(document, "visibilityState",
+  { get: () => (window.inBackground ? "hidden" : "visible") });
+"""
+
+
+def two_people(site, new_page, **options):
+    deck = arranged_deck(FACTIONS, 2, {})
+    game_id, invites = site.game(FACTIONS, [HUMAN, HUMAN], deck)
+    ann, bo = new_page(**options), new_page()
+    take_seat(ann, invite_link(site, game_id, 0, invites[0]), "Ann")
+    take_seat(bo, invite_link(site, game_id, 1, invites[1]), "Bo")
+    return game_id, ann, bo
+
+
+def send_to_background(page) -> None:
+    page.evaluate(
+        "window.inBackground = true; document.dispatchEvent(new Event('visibilitychange'))"
+    )
+
+
+def test_the_tab_title_and_icon_say_your_turn_and_a_background_tab_notifies(site, new_page):
+    game_id, ann, bo = two_people(site, new_page)
+    ann.context.add_init_script(NOTIFICATIONS + HIDDEN)
+    ann.reload()
+    wait_for_my_turn(ann)
+    assert ann.title() == "(1) Your turn — Claim"
+    assert ann.locator("link[rel=icon]").get_attribute("data-turn") == "yours"
+    assert bo.title() == f"Game {game_id[:8]} — Claim"
+    assert click_a_decision(ann)
+    ann.wait_for_function("document.title === 'Game " + game_id[:8] + " — Claim'")
+    assert ann.locator("link[rel=icon]").get_attribute("data-turn") == ""
+    send_to_background(ann)
+    assert click_a_decision(bo)  # Bo plays: now it is Ann's turn, her tab in the background
+    ann.wait_for_function("document.title === '(1) Your turn — Claim'")
+    assert ann.locator("link[rel=icon]").get_attribute("data-turn") == "yours"
+    assert "%3Ccircle" in ann.locator("link[rel=icon]").get_attribute("href")  # the red dot
+    ann.wait_for_function("window.shown.length === 1")
+    [note] = ann.evaluate("window.shown")
+    assert note["title"] == "Your turn — Claim" and "Bo played" in note["body"]
+
+
+def test_notifications_are_asked_for_on_a_press_never_on_load(site, new_page):
+    asked = """window.asked = 0; window.Notification = class { static permission = "default";
+      static requestPermission() {
+        window.asked += 1; Notification.permission = "granted"; return Promise.resolve("granted");
+      } };"""
+    _, ann, _ = two_people(site, new_page)
+    ann.context.add_init_script(asked)
+    ann.reload()
+    wait_for_my_turn(ann)
+    assert ann.evaluate("window.asked") == 0
+    ann.click("text=Notify me when it is my turn")
+    ann.wait_for_selector("text=Notifications are on.")
+    assert ann.evaluate("window.asked") == 1
+
+
+def test_seven_tabs_of_one_game_share_one_connection_and_any_of_them_moves(site, new_page):
+    """A browser opens six connections to a site at most: with a live stream per tab,
+    the seventh tab's move would wait for ever."""
+    deck = arranged_deck(FACTIONS, 2, {})
+    game_id, invites = site.game(FACTIONS, [HUMAN, "random"], deck)
+    first = new_page()
+    take_seat(first, invite_link(site, game_id, 0, invites[0]), "Ann")
+    tabs = [first] + [new_page(context=first.context) for _ in range(6)]
+    for tab in tabs[1:]:
+        tab.goto(f"/play/{game_id}")
+        wait_for_my_turn(tab)
+    before = version_of(tabs[-1])
+    tabs[-1].locator(DECISIONS).first.click()  # the seventh tab's move goes through
+    after = wait_for_version(tabs[-1], before)
+    for tab in tabs:  # and every tab sees it, and the AI's answer, live
+        wait_for_version(tab, after)
+        wait_for_my_turn(tab)
+
+
+def test_the_move_list_marks_what_happened_since_your_last_visit(site, new_page):
+    deck = arranged_deck(FACTIONS, 2, {})
+    game_id, invites = site.game(FACTIONS, [HUMAN, "random"], deck)
+    page = new_page()
+    take_seat(page, invite_link(site, game_id, 0, invites[0]), "Ann")
+    assert click_a_decision(page)
+    page.wait_for_selector(".history li.round:not(.current)")  # round 1 is over
+    token = page.evaluate("JSON.parse(localStorage.getItem('claim.seats'))")[game_id]["token"]
+    context = page.context
+    page.close()  # Ann leaves; she plays three rounds from her phone meanwhile
+    for _ in range(3):
+        site.play_for(game_id, token)
+    view = site.wait(game_id, lambda v: len(v["table"]["rounds"]) >= 4)
+    page = context.new_page()
+    page.goto(f"/play/{game_id}")
+    page.wait_for_selector(".since-banner")
+    rounds = len(view["table"]["rounds"])
+    banner = page.locator(".since-banner").inner_text()
+    assert f"Since your last visit: {rounds - 1} rounds played" in banner
+    assert page.locator(".history li.round.new").count() == rounds - 1
+    assert page.locator(".history li.round:not(.new):not(.current)").count() == 1
+    assert page.locator("#since-last-visit").count() == 1
+    page.click("text=See the moves")
+    assert page.evaluate("location.hash") == "#since-last-visit"
+    page.reload()  # seen now: nothing is new on the next visit
+    page.wait_for_selector(".felt")
+    assert page.locator(".since-banner").count() == 0
+    assert page.locator(".history li.round.new").count() == 0

@@ -1,0 +1,98 @@
+"""One player, any device: the key shown once, a sign-in link (and its QR code) for
+another device, a sign-in link by email, and guest seats made a registered player's."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from service.events import HUMAN
+from tests.web.conftest import arranged_deck, invite_link, take_seat, wait_for_my_turn
+
+FACTIONS = ("GN", "GI", "UN", "DO", "DW")
+
+
+def register(page, name: str, email: str | None = None) -> dict:
+    page.goto("/inbox")
+    page.fill("#reg-name", name)
+    if email:
+        page.fill("#reg-email", email)
+    page.click("button:text-is('Register')")
+    page.wait_for_selector(f"text=Inbox of {name}")
+    return json.loads(page.evaluate("localStorage.getItem('claim.player')"))
+
+
+def a_game_for(site, page, name: str) -> str:
+    """A game against the AI whose seat 0 `page` takes (as its registered player if it
+    is signed in)."""
+    game_id, invites = site.game(FACTIONS, [HUMAN, "random"], arranged_deck(FACTIONS, 2, {}))
+    take_seat(page, invite_link(site, game_id, 0, invites[0]), name)
+    return game_id
+
+
+def test_registering_shows_the_key_once_with_a_copy_button(new_page):
+    page = new_page()
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    me = register(page, "Cleo")
+    shown = page.locator("input[aria-label='your player key']").first
+    assert shown.input_value() == me["key"]
+    page.locator("#key-title ~ .copy-row button:text-is('Copy')").click()
+    page.wait_for_selector("text=Copied.")
+    assert page.evaluate("navigator.clipboard.readText()") == me["key"]
+    page.reload()
+    page.wait_for_selector("text=Inbox of Cleo")
+    assert page.locator("#key-title").count() == 0  # the welcome, with the key, was once
+
+
+def test_a_sign_in_link_opens_the_same_player_seats_and_inbox_on_another_device(site, new_page):
+    desktop, phone = new_page(), new_page()
+    me = register(desktop, "Dana")
+    game_id = a_game_for(site, desktop, "Dana")
+    desktop.goto("/inbox")
+    desktop.click("text=Sign in on another device")
+    link = desktop.locator("input[aria-label='sign-in link']").input_value()
+    assert re.fullmatch(rf"{site.url}/sign-in#key=[\w%-]+", link)
+    assert desktop.locator("svg.qr path").count() == 1  # the same link, to scan
+    phone.goto(link)
+    phone.wait_for_selector("text=Signed in as Dana")
+    assert "#" not in phone.url  # the key left the address bar
+    kept = json.loads(phone.evaluate("localStorage.getItem('claim.player')"))
+    assert kept["id"] == me["id"] and kept["key"] != me["key"]  # a key of its own
+    phone.click("text=Open your inbox")
+    phone.locator(f"li[data-game='{game_id}']").wait_for()
+    phone.goto("/")
+    phone.locator(f"#lobby-yours ~ ul li[data-game='{game_id}']").wait_for()
+    phone.goto(f"/play/{game_id}")
+    wait_for_my_turn(phone)  # the seat, from the other device
+    assert phone.locator("ul[aria-label='your hand'] button").count() == 13
+
+
+def test_a_sign_in_link_by_email(site, new_page):
+    desktop, laptop = new_page(), new_page()
+    register(desktop, "Eve", email="eve@example.org")
+    game_id = a_game_for(site, desktop, "Eve")
+    laptop.goto("/sign-in")
+    laptop.fill("#sign-in-email", "eve@example.org")
+    laptop.click("text=Email me a sign-in link")
+    laptop.wait_for_selector("text=a sign-in link is on its way")
+    message = site.mailbox.wait_for("eve@example.org")
+    [link] = re.findall(rf"{re.escape(site.url)}/sign-in#code=\S+", message.get_content())
+    laptop.goto(link)
+    laptop.wait_for_selector("text=Signed in as Eve")
+    laptop.goto("/inbox")
+    laptop.locator(f"li[data-game='{game_id}']").wait_for()
+    again = new_page()
+    again.goto(link)  # a code works once
+    again.wait_for_selector("[role=alert]")
+    assert json.loads(again.evaluate("localStorage.getItem('claim.player')") or "null") is None
+
+
+def test_a_guest_who_registers_keeps_the_seats_taken_in_this_browser(site, new_page):
+    page = new_page()
+    game_id = a_game_for(site, page, "Fay")  # as a guest: nobody is signed in here
+    register(page, "Fay")
+    page.wait_for_selector("text=1 seat you had taken here as a guest is now yours")
+    page.locator(f"li[data-game='{game_id}']").wait_for()
+    key = json.loads(page.evaluate("localStorage.getItem('claim.player')"))["key"]
+    view = site.call("GET", f"/games/{game_id}", token=key)
+    assert view["you"]["seat"] == 0  # the player's key opens the seat: on any device
