@@ -54,7 +54,7 @@ def _lobby(claim: Claim, change: Change) -> None:
     """The lobby lists a game by status and seats: a change of either shows."""
     game, events = change.game, change.events
     if events is None or game.ending is not None or not all(_is_decision(e) for e in events):
-        claim.lobby.project(game)
+        claim.lobby.project(game, again=change.rebuilt)  # rebuilt: its filters' listings too
 
 
 def _is_decision(event: Event) -> bool:

@@ -95,7 +95,7 @@ def reads(claim):
     move = table.view(seat)["you"]["legal"][0]
     invite = created(client)
     calls = [
-        ("GET", "/games?status=open&offset=0&limit=5", {}, None),
+        ("GET", "/games?status=open&players=2&rated=false&public=false&offset=0&limit=5", {}),
         ("POST", "/games", {}, {"players": 2}),
         ("GET", f"/games/{game}?after=9&wait=0.01", {**table.headers(0), "If-None-Match": '"3"'}),
         ("GET", f"/games/{game}/legal", table.headers(seat), None),
