@@ -388,7 +388,7 @@ class StreamQuerySchema(Schema):
     max_seconds = fields.Integer(
         load_default=300,
         validate=validate.Range(1, 3600),
-        metadata={"description": "the stream ends after this; reconnect with Last-Event-ID"},
+        metadata={"description": "seconds: the stream ends after them, and its client reconnects"},
     )
 
 
@@ -443,12 +443,20 @@ def stream(args, resume, game_id):
         request.remote_addr,
         int(known) if re.fullmatch(r"[0-9]{1,15}", known) else None,
         args["max_seconds"],
-        current_app.config.get("SSE_KEEPALIVE", 15),
+        keepalive(),
     )
+    return event_stream(server_sent(updates))
+
+
+def event_stream(events: Iterator[bytes]) -> Response:
+    """An answer of Server-Sent Events, as they come: no cache or proxy keeps them."""
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(
-        stream_with_context(server_sent(updates)), mimetype="text/event-stream", headers=headers
-    )
+    return Response(stream_with_context(events), mimetype="text/event-stream", headers=headers)
+
+
+def keepalive() -> float:
+    """Seconds between two keep-alive comments of a live stream."""
+    return current_app.config.get("SSE_KEEPALIVE", 15)
 
 
 def server_sent(updates: Iterator[games.Update]) -> Iterator[bytes]:

@@ -102,6 +102,7 @@ def reads(claim):
         ("GET", f"/games/{game}/events?after=1", {}, None),
         ("GET", f"/games/{game}/replay/0", table.headers(0), None),
         ("GET", f"/games/{game}/stream?max_seconds=1", {"Last-Event-ID": "3"}, None),
+        ("GET", f"/changes?games={game}&lobby=true&max_seconds=1", {}, None),
         ("POST", f"/games/{game}/moves", table.headers(seat, "k"), move),
         ("POST", f"/games/{game}/seats/0/return", table.headers(0), None),
         ("POST", f"/games/{game}/resign", table.headers(0), None),
