@@ -45,3 +45,11 @@ class Flag(fields.Boolean):
         if not isinstance(value, bool):
             raise ValidationError("not a boolean")
         return value
+
+
+class QueryFlag(fields.Boolean):
+    """`true` or `false` in a query string, nothing else (marshmallow also takes "1",
+    "yes", "on"...)."""
+
+    truthy = frozenset({"true"})
+    falsy = frozenset({"false"})

@@ -23,7 +23,7 @@ from service.games import (
 )
 
 from .auth import bearer_required, bearer_token
-from .fields import MAX_VERSION, Flag, Text, WholeNumber
+from .fields import MAX_VERSION, Flag, QueryFlag, Text, WholeNumber
 from .lobby import LobbyPageSchema
 from .problems import Blueprint
 from .view import GameViewSchema, game_view, json_response, view_json
@@ -133,6 +133,13 @@ class CreatedSchema(Schema):
 
 class LobbyQuerySchema(Schema):
     status = fields.String(load_default="open", validate=validate.OneOf(STATUSES))
+    players = fields.Integer(
+        validate=validate.OneOf((2, 3, 4)), metadata={"description": "games of 2, 3 or 4 only"}
+    )
+    rated = QueryFlag(metadata={"description": "rated games only (true), or unrated (false)"})
+    public = QueryFlag(
+        metadata={"description": "public games only (true), or games by invite (false)"}
+    )
     # A page merges the lobby's shards' first offset + limit games: the offset is kept
     # within what that costs little.
     offset = fields.Integer(load_default=0, validate=validate.Range(0, 10_000))
@@ -220,8 +227,11 @@ def create(args):
 @blp.arguments(LobbyQuerySchema, location="query")
 @blp.response(200, LobbyPageSchema)
 def lobby(args):
-    """The lobby: games by status (open for joining, running, finished), newest first."""
-    page = games.lobby(claim(), args["status"], args["offset"], args["limit"])
+    """The lobby: games by status (open for joining, running, finished), newest first.
+
+    `players`, `rated` and `public` keep those games only; `total` counts them."""
+    facets = {name: args.get(name) for name in ("players", "rated", "public")}
+    page = games.lobby(claim(), args["status"], args["offset"], args["limit"], **facets)
     return {"total": page.total, "offset": args["offset"], "games": page.games}
 
 
@@ -378,7 +388,7 @@ class StreamQuerySchema(Schema):
     max_seconds = fields.Integer(
         load_default=300,
         validate=validate.Range(1, 3600),
-        metadata={"description": "the stream ends after this; reconnect with Last-Event-ID"},
+        metadata={"description": "seconds: the stream ends after them, and its client reconnects"},
     )
 
 
@@ -433,12 +443,20 @@ def stream(args, resume, game_id):
         request.remote_addr,
         int(known) if re.fullmatch(r"[0-9]{1,15}", known) else None,
         args["max_seconds"],
-        current_app.config.get("SSE_KEEPALIVE", 15),
+        keepalive(),
     )
+    return event_stream(server_sent(updates))
+
+
+def event_stream(events: Iterator[bytes]) -> Response:
+    """An answer of Server-Sent Events, as they come: no cache or proxy keeps them."""
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(
-        stream_with_context(server_sent(updates)), mimetype="text/event-stream", headers=headers
-    )
+    return Response(stream_with_context(events), mimetype="text/event-stream", headers=headers)
+
+
+def keepalive() -> float:
+    """Seconds between two keep-alive comments of a live stream."""
+    return current_app.config.get("SSE_KEEPALIVE", 15)
 
 
 def server_sent(updates: Iterator[games.Update]) -> Iterator[bytes]:

@@ -96,10 +96,10 @@ from .ratings import (
 )
 from .rematches import Rematches
 from .request_counts import RequestCounts
-from .store import Appended, GameStore, utc_now
+from .store import GAME_ID, Appended, GameStore, utc_now
 from .timers import Timers
 from .watch_leases import WatchLeases
-from .watchers import Waiter, Watchers
+from .watchers import Heard, NewsWaiter, Waiter, Watchers
 
 __all__ = [
     "ABORTED",
@@ -115,6 +115,7 @@ __all__ = [
     "FINISHED",
     "FORFEIT",
     "FORFEITED",
+    "GAME_ID",
     "HUMAN",
     "OPEN",
     "PLAYER_COUNTS",
@@ -137,9 +138,11 @@ __all__ = [
     "GameResigned",
     "GameStore",
     "GameSummary",
+    "Heard",
     "InvalidEvent",
     "Lobby",
     "LobbyPage",
+    "NewsWaiter",
     "Played",
     "Player",
     "PlayerGames",

@@ -1,15 +1,28 @@
-"""The lobby: games listed by status (open, running, finished, aborted), newest first.
+"""The lobby: games listed by status (open, running, finished, aborted), newest first,
+and filtered by the facets that never change in a game (`FACETS`: its players, whether
+it is rated, whether it is public).
 
 A projection of the streams, updated after each change that alters a listing
 (`service.games.changes`) and written again from the streams by `claim rebuild`. A
 game's entries are in one shard (`shards.py`), whose keys share the hash tag
 `{lobby:<n>}`, so that one Lua script updates them together, and only with a version
-newer than the one they show: updates arriving out of order cannot go back in time. A
-page merges the shards: the first `offset + limit` of each, newest first.
+newer than the one they show: updates arriving out of order cannot go back in time.
+Having written, the script publishes `lobby` on the channel of changes (`store.py`).
+
+Keys of a shard: `<prefix>:{lobby:<n>}:games` (game id -> its summary), `...:versions`
+(game id -> the version shown), and per status a listing (a sorted set by creation
+time), `...:<status>`, and one per combination of the game's facets,
+`...:<status>:players=2`, `...:<status>:players=2,rated=1,public=0`...: a game is in 8
+listings of its status (7 entries more than without filters), so that a filtered page
+reads one sorted set per shard as an unfiltered one does, whatever the count of games
+the filter leaves out (an intersection per page would cost the size of the listing;
+the embedded Redis, 6.2, has no ZINTERCARD either). A page merges the shards: the
+first `offset + limit` of each, newest first.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import asdict, dataclass
 
@@ -18,16 +31,23 @@ import redis
 from .connection import redis_errors
 from .fold import STATUSES, Game
 from .shards import shard_of, tags
+from .store import LOBBY_CHANGED, changes_channel
 
-# KEYS: summaries, versions, then one sorted set per status.
-# ARGV: game id, version, index of its status in KEYS, score, summary.
+FACETS = ("players", "rated", "public")  # what the lobby filters by, in its keys' order
+
+# KEYS: summaries, versions, then the game's listings of every status.
+# ARGV: game id, version, the first and the last index in KEYS of its status's
+# listings, score, summary, "1" to write the version shown again (a rebuild), the
+# channel of changes, its message.
 PROJECT = """
 local known = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
-if known >= tonumber(ARGV[2]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[5])
+local version = tonumber(ARGV[2])
+if known > version or (known == version and ARGV[7] ~= '1') then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[6])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 for i = 3, #KEYS do redis.call('ZREM', KEYS[i], ARGV[1]) end
-redis.call('ZADD', KEYS[tonumber(ARGV[3])], ARGV[4], ARGV[1])
+for i = tonumber(ARGV[3]), tonumber(ARGV[4]) do redis.call('ZADD', KEYS[i], ARGV[5], ARGV[1]) end
+redis.call('PUBLISH', ARGV[8], ARGV[9])
 return 1
 """
 
@@ -69,8 +89,17 @@ class GameSummary:
 
 @dataclass(frozen=True, slots=True)
 class LobbyPage:
-    total: int  # games with that status
+    total: int  # games with that status (and those facets)
     games: tuple[GameSummary, ...]
+
+
+def _facets(game: Game) -> dict[str, int]:
+    """The game's value of each of `FACETS`."""
+    return {
+        "players": game.settings.players,
+        "rated": int(game.creation.rated),
+        "public": int(game.public),
+    }
 
 
 class LobbyShard:
@@ -79,7 +108,23 @@ class LobbyShard:
     def __init__(self, prefix: str, tag: str):
         self.summaries = f"{prefix}:{tag}:games"
         self.versions = f"{prefix}:{tag}:versions"
-        self.listings = {status: f"{prefix}:{tag}:{status}" for status in STATUSES}
+        self._base = f"{prefix}:{tag}"
+
+    def listing(self, status: str, facets: dict[str, int]) -> str:
+        """The listing of the games with `status` and these values of some `FACETS`
+        (none: every game with `status`)."""
+        chosen = ",".join(f"{name}={facets[name]}" for name in FACETS if name in facets)
+        return f"{self._base}:{status}:{chosen}" if chosen else f"{self._base}:{status}"
+
+    def listings(self, status: str, game: Game) -> list[str]:
+        """Every listing of `status` that would show `game`: one per combination of
+        its facets, all of them, none and each in between."""
+        facets = _facets(game)
+        return [
+            self.listing(status, {name: facets[name] for name in chosen})
+            for size in range(len(FACETS) + 1)
+            for chosen in itertools.combinations(FACETS, size)
+        ]
 
 
 class Lobby:
@@ -87,24 +132,42 @@ class Lobby:
         self._redis = client
         self._shards = [LobbyShard(prefix, tag) for tag in tags("lobby")]
         self._project = client.register_script(PROJECT)
+        self._channel = changes_channel(prefix)
 
-    def project(self, game: Game) -> None:
-        """Show `game` as of its version, unless the lobby shows a newer one already."""
+    def project(self, game: Game, again: bool = False) -> None:
+        """Show `game` as of its version, unless the lobby shows a newer one already
+        (or, without `again`, that one)."""
         shard = self._shards[shard_of(game.id)]
         summary = json.dumps(asdict(GameSummary.of(game)), separators=(",", ":"))
-        keys = [shard.summaries, shard.versions, *shard.listings.values()]
-        status_key = 3 + STATUSES.index(game.status)
+        listings = [shard.listings(status, game) for status in STATUSES]
+        keys = [shard.summaries, shard.versions, *itertools.chain(*listings)]
+        first = 3 + STATUSES.index(game.status) * len(listings[0])
+        last = first + len(listings[0]) - 1
         score = game.created_at.timestamp()
+        args = [game.id, game.version, first, last, score, summary, int(again)]
         with redis_errors():
-            self._project(keys=keys, args=[game.id, game.version, status_key, score, summary])
+            self._project(keys=keys, args=[*args, self._channel, LOBBY_CHANGED])
 
-    def page(self, status: str, offset: int = 0, limit: int = 20) -> LobbyPage:
-        """Games with `status`, newest first (the same moment: by id, last first),
-        `limit` of them from `offset`."""
+    def page(
+        self,
+        status: str,
+        offset: int = 0,
+        limit: int = 20,
+        *,
+        players: int | None = None,
+        rated: bool | None = None,
+        public: bool | None = None,
+    ) -> LobbyPage:
+        """Games with `status` (and with `players`, rated or not, public or not; None:
+        any), newest first (the same moment: by id, last first), `limit` of them from
+        `offset`."""
+        facets = {"players": players, "rated": rated, "public": public}
+        chosen = {name: int(value) for name, value in facets.items() if value is not None}
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for shard in self._shards:
-                pipe.zcard(shard.listings[status])
-                pipe.zrevrange(shard.listings[status], 0, offset + limit - 1, withscores=True)
+                listing = shard.listing(status, chosen)
+                pipe.zcard(listing)
+                pipe.zrevrange(listing, 0, offset + limit - 1, withscores=True)
             answers = pipe.execute()
         total = sum(answers[::2])
         entries = [(score, game_id) for shard in answers[1::2] for game_id, score in shard]

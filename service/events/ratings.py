@@ -264,9 +264,10 @@ class Ratings:
         with redis_errors():
             self._record(keys=keys, args=[result.game_id, result.finished_at, _json(result)])
 
-    def catch_up(self, players: int, again: bool = False) -> int:
+    def catch_up(self, players: int, again: bool = False) -> list[str]:
         """Apply the results of `players` not applied yet, each in its place (with
-        `again`: every result, from the first); answer how many results were folded."""
+        `again`: every result, from the first); answer the games whose results were
+        folded (their rating changes written), in order."""
         results, unapplied = self._key(players, "results"), self._key(players, "unapplied")
         generation = self._key(players, "generation")
         while True:
@@ -275,18 +276,18 @@ class Ratings:
                     pipe.watch(generation)
                     waiting = pipe.smembers(unapplied)
                     if not waiting and not again:
-                        return 0
+                        return []
                     ranks = [pipe.zrank(results, game_id) for game_id in waiting]
                     start = 0 if again else min((r for r in ranks if r is not None), default=0)
                     pending = [g.decode() for g in pipe.zrange(results, start, -1)]
-                    folded = self._fold(pipe, players, pending, again)
+                    self._fold(pipe, players, pending, again)
                     pipe.incr(generation)
                     pipe.execute()
-                    return folded
+                    return pending
                 except redis.WatchError:
                     continue  # another process folded meanwhile: look again
 
-    def _fold(self, pipe, players: int, pending: list[str], again: bool) -> int:
+    def _fold(self, pipe, players: int, pending: list[str], again: bool) -> None:
         """Undo the applied results of `pending` (those with priors), fold them all
         again with the others, in order, and queue the writes (the transaction opens
         here)."""
@@ -330,7 +331,6 @@ class Ratings:
             pipe.zadd(board, {entity: rating.mu for entity, rating in written.items()})
         if pending:
             pipe.srem(self._key(players, "unapplied"), *pending)
-        return len(pending)
 
     def rating(self, players: int, entity: str) -> Rating | None:
         with redis_errors():

@@ -8,7 +8,10 @@ Keys (docs/design.md, Events), all of one game sharing the hash tag `{<game-id>}
 The script checks the expected version and the ids already seen, and only then
 writes, so two writers can never both append at one version, and a re-sent event
 writes nothing and answers the first result. Having written, it publishes
-`<game id> <version>` on the channel `<prefix>:changes` (`watchers.py` listens).
+`<game id> <version>` on the channel `<prefix>:changes` (`watchers.py` listens);
+`announce` publishes `<game id> <version> again` there when what a game's view shows
+changed beside its events (a rematch, its ratings), and the lobby `lobby` when its
+listings changed (`lobby.py`).
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ from .model import (
     deck_commitment,
 )
 
-GAME_ID = re.compile(r"^[0-9a-z]{1,40}$")
+GAME_ID = re.compile(r"[0-9a-z]{1,40}")  # what may be a game id (whole); made: 16 hex digits
 REPLICA_WAIT_MS = 1000  # how long an append waits for its replicas (CLAIM_REPLICAS)
 
 # KEYS: stream, ids.  ARGV: expected version, "1" if the game must exist, the channel
@@ -75,6 +78,12 @@ for i = 0, count - 1 do
 end
 redis.call('PUBLISH', ARGV[3], ARGV[4] .. ' ' .. last)
 return {'ok', last}
+"""
+# KEYS: stream.  ARGV: the channel of changes, the game id, `AGAIN`.
+ANNOUNCE = """
+local version = redis.call('XLEN', KEYS[1])
+if version > 0 then redis.call('PUBLISH', ARGV[1], ARGV[2] .. ' ' .. version .. ' ' .. ARGV[3]) end
+return version
 """
 
 
@@ -108,6 +117,7 @@ class GameStore:
         self._clock = clock
         self._replicas = replicas  # an append is acknowledged once on this many replicas
         self._append = client.register_script(APPEND)
+        self._announce = client.register_script(ANNOUNCE)
         # Folded games by id. A game at a given version never changes (streams are
         # append-only), so a cached fold is never stale, only perhaps behind.
         self._cache: OrderedDict[str, Game] = OrderedDict()
@@ -287,6 +297,23 @@ class GameStore:
             raise UnknownGame(game_id)
         return version
 
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int]:
+        """Each game's current version, 0 for one that does not exist: one round trip."""
+        for game_id in game_ids:
+            _check_id(game_id)
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.xlen(self._key(game_id, "events"))
+            return dict(zip(game_ids, pipe.execute(), strict=True))
+
+    def announce(self, game_id: str) -> None:
+        """Tell the game's watchers to look at it again, at its current version: what
+        its view shows changed beside its events (its rematch, its ratings)."""
+        _check_id(game_id)
+        with redis_errors():
+            channel = changes_channel(self._prefix)
+            self._announce(keys=[self._key(game_id, "events")], args=[channel, game_id, AGAIN])
+
     def read(
         self, game_id: str, after: int = 0, until: int | None = None, *, known: bool = False
     ) -> list[Recorded]:
@@ -389,8 +416,15 @@ class GameStore:
 
 
 def changes_channel(prefix: str) -> str:
-    """The channel on which every append publishes `<game id> <version>`."""
+    """The channel on which every append publishes `<game id> <version>`, and the
+    lobby `LOBBY_CHANGED` (the module's docstring)."""
     return f"{prefix}:changes"
+
+
+# What the lobby publishes on the channel of changes: no game's message, which always
+# has a version after its id.
+LOBBY_CHANGED = "lobby"
+AGAIN = "again"  # after a game's id and version: announced again (`announce`)
 
 
 def _event_id(text: bytes) -> uuid.UUID:
@@ -411,5 +445,5 @@ def _text(value: bytes | str) -> str:
 
 
 def _check_id(game_id: str) -> None:
-    if not isinstance(game_id, str) or not GAME_ID.match(game_id):
+    if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
         raise UnknownGame(str(game_id))

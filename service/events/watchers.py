@@ -1,6 +1,6 @@
-"""A game's changes as they happen, for long-polls and live streams: one Redis
+"""Games' changes as they happen, for long-polls and live streams: one Redis
 subscription per process, to the channel every append publishes on (`store.py`),
-fanned out to the process's local waiters of each game.
+fanned out to the process's local waiters of each game, and of the lobby.
 
 An idle waiter costs an event object here and nothing in Redis: no connection, no
 blocking command. A waiter registers first and looks at the game second, so that no
@@ -9,7 +9,9 @@ made again, every waiter is woken to look again, so that no change published
 meanwhile is missed either.
 
 The waiters of one game share what they load: the game at each recent version is
-folded once per process, however many watch it (`Waiter.game`).
+folded once per process, however many watch it (`Waiter.game`). A waiter of several
+games and the lobby (`NewsWaiter`, for `/changes`) loads nothing: it is told which
+games were announced, at which version, and whether the lobby changed.
 """
 
 from __future__ import annotations
@@ -17,15 +19,16 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
+from typing import NamedTuple
 
 import redis
 
 from .connection import FAILURES, relearn
 from .errors import UnknownVersion
 from .fold import Game, fold
-from .store import GameStore, changes_channel
+from .store import AGAIN, LOBBY_CHANGED, GameStore, changes_channel
 
 log = logging.getLogger(__name__)
 KEEP = 16  # recent versions of a watched game kept folded
@@ -38,7 +41,7 @@ class _Watched:
     and its recent versions, folded."""
 
     def __init__(self) -> None:
-        self.waiters: set[threading.Event] = set()
+        self.waiters: set[Waiter | NewsWaiter] = set()
         self.latest: int | None = None
         self.recent: dict[int, Game] = {}
         self.lock = threading.Lock()  # one waiter loads; the others find it loaded
@@ -59,6 +62,10 @@ class Waiter:
         woken = self._woken.wait(timeout)
         self._woken.clear()
         return woken
+
+    def tell(self, game_id: str, heard: Heard | None) -> None:
+        """The listener's news of the game: wake."""
+        self._woken.set()
 
     def game(self, version: int | None = None) -> Game:
         """The game at `version` (default: the newest announced, else the last),
@@ -94,14 +101,78 @@ class Waiter:
             del recent[min(recent)]
 
 
+class Heard(NamedTuple):
+    """A game's version, as announced: by its append, or `again` (its view changed
+    beside its events: a rematch, ratings)."""
+
+    version: int
+    again: bool = False
+
+
+class NewsWaiter:
+    """One watcher of several games, and perhaps the lobby: `wait` for news, then
+    `games()` for the games announced since, and `take_lobby()` for whether the lobby
+    changed."""
+
+    def __init__(self) -> None:
+        self._woken = threading.Event()
+        self._lock = threading.Lock()
+        self._games: dict[str, Heard | None] = {}
+        self._lobby = False
+
+    def wait(self, timeout: float) -> bool:
+        """Whether any news came since the last `wait`, waiting up to `timeout` seconds
+        for it."""
+        woken = self._woken.wait(timeout)
+        self._woken.clear()
+        return woken
+
+    def games(self) -> dict[str, Heard | None]:
+        """The games announced since the last call: each with the newest version
+        announced (announced again, if it was), or None when not known (look)."""
+        with self._lock:
+            games, self._games = self._games, {}
+        return games
+
+    @property
+    def lobby_changed(self) -> bool:
+        """Whether the lobby changed since the last `take_lobby`."""
+        return self._lobby
+
+    def take_lobby(self) -> bool:
+        """Whether the lobby changed since the last call. Taken before it is told, so
+        that a change from then on is news again."""
+        with self._lock:
+            changed, self._lobby = self._lobby, False
+        return changed
+
+    def tell(self, game_id: str, heard: Heard | None) -> None:
+        """The listener's news of a game (None: it may have changed): noted, and wake."""
+        with self._lock:
+            known = self._games.get(game_id, Heard(0))
+            self._games[game_id] = None if None in (heard, known) else max(known, heard)
+        self._woken.set()
+
+    def tell_lobby(self) -> None:
+        """The listener's news of the lobby: wake, unless it is news already (so that
+        a stream holding it back is not woken by each change)."""
+        with self._lock:
+            if self._lobby:
+                return
+            self._lobby = True
+        self._woken.set()
+
+
 class Watchers:
-    """The waiters of this process, by game, and the subscription that wakes them."""
+    """The waiters of this process, by game and of the lobby, and the subscription
+    that wakes them."""
 
     def __init__(self, client: redis.Redis, prefix: str, store: GameStore):
         self.store = store
         self._client = client
         self._channel = changes_channel(prefix)
         self._games: dict[str, _Watched] = {}
+        self._lobby: set[NewsWaiter] = set()
         self._lock = threading.Lock()
         self._listening_in: int | None = None  # the process whose listener runs
         self._subscribed = threading.Event()
@@ -114,14 +185,39 @@ class Watchers:
         with self._lock:
             watched = self._games.setdefault(game_id, _Watched())
             waiter = Waiter(self, game_id, watched)
-            watched.waiters.add(waiter._woken)
+            watched.waiters.add(waiter)
         try:
             yield waiter
         finally:
             with self._lock:
-                watched.waiters.discard(waiter._woken)
-                if not watched.waiters and self._games.get(game_id) is watched:
-                    del self._games[game_id]
+                self._forget(game_id, waiter)
+
+    @contextmanager
+    def watching_many(self, game_ids: Collection[str], lobby: bool) -> Iterator[NewsWaiter]:
+        """A waiter of the games `game_ids` and (with `lobby`) of the lobby, for the
+        block: register, then look at the games."""
+        self._listen()
+        waiter = NewsWaiter()
+        with self._lock:
+            for game_id in game_ids:
+                self._games.setdefault(game_id, _Watched()).waiters.add(waiter)
+            if lobby:
+                self._lobby.add(waiter)
+        try:
+            yield waiter
+        finally:
+            with self._lock:
+                for game_id in game_ids:
+                    self._forget(game_id, waiter)
+                self._lobby.discard(waiter)
+
+    def _forget(self, game_id: str, waiter: Waiter | NewsWaiter) -> None:
+        """`waiter` watches `game_id` no more (the lock held)."""
+        watched = self._games.get(game_id)
+        if watched is not None:
+            watched.waiters.discard(waiter)
+            if not watched.waiters:
+                del self._games[game_id]
 
     def ready(self, timeout: float) -> bool:
         """Whether the listener is subscribed (starting it), waiting up to `timeout`
@@ -136,7 +232,7 @@ class Watchers:
     def count(self) -> int:
         """How many waiters this process has."""
         with self._lock:
-            return sum(len(watched.waiters) for watched in self._games.values())
+            return len(self._lobby.union(*(watched.waiters for watched in self._games.values())))
 
     def _listen(self) -> None:
         """Start the listener, once per process (a forked child starts its own)."""
@@ -174,20 +270,29 @@ class Watchers:
             pause = min(pause * 2, RETRY[1])
 
     def _announce(self, data: bytes) -> None:
-        """Wake the waiters of the game that `data` (`<game id> <version>`) names."""
-        game_id, _, version = data.decode().partition(" ")
+        """Wake the waiters of the game that `data` (`<game id> <version>`, and
+        ` again` when announced again) names, or of the lobby (`LOBBY_CHANGED`)."""
+        text = data.decode()
         with self._lock:
+            if text == LOBBY_CHANGED:
+                for waiter in self._lobby:
+                    waiter.tell_lobby()
+                return
+            game_id, version, *again = text.split(" ")
             watched = self._games.get(game_id)
             if watched is None:
                 return
-            watched.latest = max(watched.latest or 0, int(version))
-            for woken in watched.waiters:
-                woken.set()
+            heard = Heard(int(version), again == [AGAIN])
+            watched.latest = max(watched.latest or 0, heard.version)
+            for waiter in watched.waiters:
+                waiter.tell(game_id, heard)
 
     def _announce_all(self) -> None:
         """Wake every waiter to look again: what changed is not known."""
         with self._lock:
-            for watched in self._games.values():
+            for game_id, watched in self._games.items():
                 watched.latest = None
-                for woken in watched.waiters:
-                    woken.set()
+                for waiter in watched.waiters:
+                    waiter.tell(game_id, None)
+            for waiter in self._lobby:
+                waiter.tell_lobby()

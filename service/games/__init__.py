@@ -16,6 +16,7 @@ from service.events import (
     AI_LEVELS,
     DEFAULT_JOIN_TIME_LIMIT,
     DEFAULT_TIMEOUT_POLICY,
+    GAME_ID,
     HUMAN,
     OPEN,
     RUNNING,
@@ -57,7 +58,22 @@ from .errors import (
 )
 from .history import Audit, EventLog, LoggedEvent, Step, audit, event_log, replay
 from .jobs import Jobs
-from .live import MAX_RESUME, SNAPSHOT, VIEW, Seen, Update, look, seated, watch
+from .live import (
+    GAME,
+    KEEP_ALIVE,
+    LOBBY,
+    MAX_RESUME,
+    READY,
+    SNAPSHOT,
+    VIEW,
+    News,
+    Seen,
+    Update,
+    look,
+    seated,
+    watch,
+    watch_changes,
+)
 from .notifications import Notice
 from .play import (
     PRESET_NAMES,
@@ -92,11 +108,16 @@ __all__ = [
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
     "FIGURES",
+    "GAME",
+    "GAME_ID",
     "HUMAN",
+    "KEEP_ALIVE",
+    "LOBBY",
     "MAX_RESUME",
     "OPEN",
     "PRESET_NAMES",
     "RANDOM",
+    "READY",
     "REMINDERS",
     "RUNNING",
     "SNAPSHOT",
@@ -127,6 +148,7 @@ __all__ = [
     "LobbyPage",
     "LoggedEvent",
     "Moved",
+    "News",
     "NotYourTurn",
     "Notice",
     "Played",
@@ -180,4 +202,5 @@ __all__ = [
     "sweep",
     "update",
     "watch",
+    "watch_changes",
 ]

@@ -54,7 +54,7 @@ def _lobby(claim: Claim, change: Change) -> None:
     """The lobby lists a game by status and seats: a change of either shows."""
     game, events = change.game, change.events
     if events is None or game.ending is not None or not all(_is_decision(e) for e in events):
-        claim.lobby.project(game)
+        claim.lobby.project(game, again=change.rebuilt)  # rebuilt: its filters' listings too
 
 
 def _is_decision(event: Event) -> bool:
@@ -71,12 +71,14 @@ def _player_games(claim: Claim, change: Change) -> None:
 
 
 def _ratings(claim: Claim, change: Change) -> None:
-    """A rated game that ends moves the ratings (rebuilt: folded once at the end)."""
+    """A rated game that ends moves the ratings (rebuilt: folded once at the end), and
+    the watchers of each game whose rating changes were written look at it again."""
     result = RatedResult.of(change.game)
     if result is not None:
         claim.ratings.record(result)
         if not change.rebuilt:
-            claim.ratings.catch_up(result.players)
+            for game_id in claim.ratings.catch_up(result.players):
+                claim.store.announce(game_id)
 
 
 FOLLOWS: tuple[Callable[[Claim, Change], object], ...] = (

@@ -1,20 +1,26 @@
 """Looking at a game: once, as a long-poll (the game once it is newer than a version
-the caller has), or as a live stream of every new version.
+the caller has), or as a live stream of every new version; and watching which of many
+games changed, and the lobby (`watch_changes`), for a client that reads them itself.
 
 Long-polls and streams wait on the process's watchers (`service.events.watchers`):
 while idle they cost no Redis connection and no thread of their own. Each holds a
 lease on its client address while it is open, and an address holds at most
 `Config.watch_cap` of them (`TooManyWatches`).
+
+A long-poll answers a version above `after`: a finished game's rematch or ratings,
+which come after its last version, change what its view shows (and its ETag) but not
+its version, so they do not answer a long-poll at that version (their announcement
+wakes it, and it waits on). A stream of changes tells them.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from service.events import Game, RatingChange, StoreError
+from service.events import Game, Heard, RatingChange, StoreError
 
 from .access import seat_opened, seat_or_public
 from .claim import Claim
@@ -23,6 +29,8 @@ from .errors import TooManyWatches, use_case
 log = logging.getLogger(__name__)
 MAX_RESUME = 100  # versions a resumed stream sends one by one; further behind: a snapshot
 VIEW, SNAPSHOT = "view", "snapshot"
+GAME, LOBBY, READY, KEEP_ALIVE = "game", "lobby", "ready", "keep-alive"  # kinds of News
+LOBBY_EVERY = 2.0  # seconds at least between two lobby news of one stream of changes
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +144,87 @@ def _updates(claim, game_id, seat, lease, resume_after, seconds, keepalive) -> I
         log.warning("game %s: a live stream ended: %s", game_id, error)
     finally:
         _give_back(claim, *lease)
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """What a stream of changes sends next (`kind`): a game's version (`GAME`), the
+    lobby changed (`LOBBY`), every first version sent (`READY`), or nothing for a
+    while (`KEEP_ALIVE`)."""
+
+    kind: str
+    game_id: str | None = None
+    version: int | None = None
+
+
+@use_case
+def watch_changes(
+    claim: Claim,
+    game_ids: Sequence[str],
+    lobby: bool,
+    address: str,
+    seconds: float,
+    keepalive: float,
+    lobby_every: float = LOBBY_EVERY,
+) -> Iterator[News]:
+    """Which of the games `game_ids` change, and (with `lobby`) when the lobby does,
+    until `seconds` pass: first the version of each game that exists, then `READY`;
+    then a game's newest version whenever it is announced (a new version, or its view
+    changed beside it: a rematch, ratings), the lobby at most once in `lobby_every`
+    seconds (a change meanwhile told at their end), and a `KEEP_ALIVE` after each
+    `keepalive` seconds without news. A game that does not exist is told once it
+    does. The address's lease is taken before the first news is asked for."""
+    lease = _take_lease(claim, address, seconds)  # given back when the news ends
+    return _news(claim, game_ids, lobby, (address, lease), seconds, keepalive, lobby_every)
+
+
+def _news(claim, game_ids, lobby, lease, seconds, keepalive, lobby_every) -> Iterator[News]:
+    try:
+        with claim.watchers.watching_many(game_ids, lobby) as waiter:
+            announced: dict[str, Heard | None] = dict.fromkeys(game_ids)  # None: look
+            told: dict[str, int] = {}  # the version last told of each game
+            news = [News(READY)]  # once the games' first versions are told
+            now = time.monotonic()
+            until, quiet_since, lobby_next = now + seconds, now, now
+            while True:
+                news = _versions(claim, announced, told) + news
+                now = time.monotonic()
+                if now >= lobby_next and waiter.take_lobby():
+                    news.append(News(LOBBY))
+                    lobby_next = now + lobby_every
+                if not news and now >= quiet_since + keepalive:
+                    news.append(News(KEEP_ALIVE))
+                if news:
+                    yield from news
+                    news, quiet_since = [], now
+                left = until - now
+                if left <= 0:
+                    return
+                timeout = min(quiet_since + keepalive - now, left)
+                if waiter.lobby_changed:  # held back until `lobby_next`
+                    timeout = min(timeout, lobby_next - now)
+                waiter.wait(max(timeout, 0))
+                announced = waiter.games()
+    except StoreError as error:  # the stream ends; its client comes back and looks again
+        log.warning("a stream of changes ended: %s", error)
+    finally:
+        _give_back(claim, *lease)
+
+
+def _versions(claim: Claim, announced: dict[str, Heard | None], told: dict[str, int]) -> list[News]:
+    """The news of the games announced: each one's version if it is newer than the one
+    told, or the same announced again; the games whose versions are not known (None)
+    are looked at, and told as if announced again."""
+    looked = [game_id for game_id, heard in announced.items() if heard is None]
+    versions = claim.store.versions(looked) if looked else {}
+    news = []
+    for game_id, heard in announced.items():
+        version, again = heard or Heard(versions[game_id], again=True)
+        known = told.get(game_id, 0)
+        if version > known or (again and version == known > 0):
+            told[game_id] = version
+            news.append(News(GAME, game_id, version))
+    return news
 
 
 def _take_lease(claim: Claim, address: str, seconds: float) -> str:

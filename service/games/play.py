@@ -259,7 +259,8 @@ class Rematch:
 def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
     """The next game after a finished one: same settings, seats rotated by one and the
     first leader moved on. The first call creates it (and tells the other players);
-    every call answers it, with the caller's invite. Its id and invites are derived
+    every call answers it, with the caller's invite, and has the finished game's
+    watchers look at it again (its view links the rematch). Its id and invites are derived
     from the finished game with the server's secret, so that racing callers land on
     one game and nothing is stored in the clear."""
     game = claim.store.load(game_id)
@@ -294,6 +295,7 @@ def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
     except StaleVersion:
         created, first = claim.store.load(new_id), False
     claim.rematches.link(game.id, new_id)
+    claim.store.announce(game.id)  # its watchers look again, and find the rematch
     if first:
         follow_up(claim, Change(created, (created.creation,)))
         others = [s.player for n, s in enumerate(game.seats) if s.player and n != seat]

@@ -16,9 +16,19 @@ from .errors import use_case
 
 
 @use_case
-def lobby(claim: Claim, status: str, offset: int = 0, limit: int = 20) -> LobbyPage:
-    """Games with `status` (open, running, finished, aborted), newest first."""
-    return claim.lobby.page(status, offset, limit)
+def lobby(
+    claim: Claim,
+    status: str,
+    offset: int = 0,
+    limit: int = 20,
+    *,
+    players: int | None = None,
+    rated: bool | None = None,
+    public: bool | None = None,
+) -> LobbyPage:
+    """Games with `status` (open, running, finished, aborted), newest first; with
+    `players`, `rated` or `public`, those of them only."""
+    return claim.lobby.page(status, offset, limit, players=players, rated=rated, public=public)
 
 
 @use_case

@@ -1,5 +1,6 @@
 """`/games`: create, list, join, view, long-poll, move, resign (against a real Redis)."""
 
+import itertools
 import threading
 import time
 from datetime import datetime, timedelta
@@ -127,6 +128,48 @@ def test_the_lobby_lists_games_by_status_newest_first_and_pages(client):
 
 def test_the_lobby_refuses_an_unknown_status(client):
     problem(client.get("/games?status=lost"), "validation-error", 400)
+
+
+def test_the_lobby_filters_by_players_rated_and_public_with_totals_and_pages(client):
+    shapes = list(itertools.product((2, 3, 4), (False, True), (False, True)))
+    ids = {
+        shape: created(client, shape[0], rated=shape[1], public=shape[2])["game_id"]
+        for shape in shapes
+    }
+    newest = [ids[shape] for shape in reversed(shapes)]
+    a_table(client, 3)  # running: in none of the open listings
+
+    def listed(query: str, limit: int = 2) -> tuple[int, list[str]]:
+        pages = [
+            client.get(f"/games?status=open&{query}&offset={n}&limit={limit}").json
+            for n in range(0, 12, limit)
+        ]
+        assert len({page["total"] for page in pages}) == 1
+        return pages[0]["total"], [game["game_id"] for page in pages for game in page["games"]]
+
+    def kept(players=None, rated=None, public=None) -> list[str]:
+        return [
+            game_id
+            for game_id, (p, r, pub) in zip(newest, reversed(shapes), strict=True)
+            if players in (None, p) and rated in (None, r) and public in (None, pub)
+        ]
+
+    assert listed("players=3") == (4, kept(players=3))
+    assert listed("rated=true") == (6, kept(rated=True))
+    assert listed("public=false", limit=5) == (6, kept(public=False))
+    assert listed("players=2&rated=false") == (2, kept(players=2, rated=False))
+    assert listed("players=4&rated=true&public=true") == (1, kept(4, True, True))
+    assert listed("players=3", limit=1)[1] == kept(players=3)
+    assert client.get("/games?status=running&players=3").json["total"] == 1
+    assert client.get("/games?status=running&players=2").json["total"] == 0
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["players=1", "players=5", "players=two", "rated=yes", "rated=1", "public=", "public=TRUE"],
+)
+def test_the_lobby_refuses_a_filter_it_does_not_know(client, query):
+    problem(client.get(f"/games?status=open&{query}"), "validation-error", 400)
 
 
 def test_the_lobby_pages_to_an_offset_of_ten_thousand_at_most(client):

@@ -1,4 +1,5 @@
-"""Live clients (`/games/{id}/stream`, Server-Sent Events) and rematches."""
+"""Live clients (`/games/{id}/stream` and `/changes`, Server-Sent Events) and
+rematches."""
 
 import json
 import threading
@@ -8,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from service.api import create_app
-from tests.api.factories import a_table
+from tests.api.factories import a_table, created
 from tests.api.test_games import problem
 
 
@@ -192,3 +193,136 @@ def test_a_last_event_id_that_is_no_version_starts_from_the_beginning(client, ju
     response = client.get(f"/games/{table.game_id}/stream", headers=headers, buffered=False)
     (event,) = _events(response, 1)
     assert (event["event"], event["id"]) == ("view", "3")
+
+
+# /changes: which games changed, and the lobby
+
+
+def _changes(client, query: str):
+    response = client.get(f"/changes?{query}", buffered=False)
+    assert response.status_code == 200, response.json
+    return response
+
+
+def _in_a_while(app, action):
+    """Run `action(client)` with a client of its own once the test's stream waits."""
+
+    def run():
+        give_up = time.monotonic() + 10
+        while app.extensions["claim"].watchers.count() == 0 and time.monotonic() < give_up:
+            time.sleep(0.001)
+        with app.test_client() as other:
+            action(other)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def test_changes_tells_each_games_version_then_that_it_is_ready(client):
+    first, second = a_table(client), a_table(client)
+    second.play(moves=2)
+    response = _changes(client, f"games={first.game_id},0123456789abcdef,{second.game_id}")
+    assert response.mimetype == "text/event-stream"
+    assert response.headers["Cache-Control"] == "no-cache"
+    body = b""
+    for chunk in response.response:
+        body += chunk
+        if body.endswith(b"event: ready\ndata: {}\n\n"):
+            break
+    response.close()
+    assert (
+        body
+        == (
+            f'event: game\ndata: {{"game_id":"{first.game_id}","version":3}}\n\n'
+            f'event: game\ndata: {{"game_id":"{second.game_id}","version":5}}\n\n'
+            "event: ready\ndata: {}\n\n"
+        ).encode()
+    )  # the game that does not exist: nothing
+
+
+def test_changes_tells_a_new_version_of_a_game_watched(client, app):
+    table = a_table(client)
+    response = _changes(client, f"games={table.game_id}")
+
+    def move(other):
+        table.client = other
+        table.play(moves=1)
+
+    mover = _in_a_while(app, move)
+    *_, told = _events(response, 3)
+    mover.join()
+    assert told["event"] == "game"
+    assert json.loads(told["data"]) == {"game_id": table.game_id, "version": 4}
+
+
+def test_changes_tells_when_the_lobby_changed_if_asked(client, app):
+    response = _changes(client, "lobby=true")
+    creator = _in_a_while(app, created)
+    ready, told = _events(response, 2)
+    creator.join()
+    assert (ready["event"], told["event"], told["data"]) == ("ready", "lobby", "{}")
+
+
+def test_changes_tells_a_finished_games_watchers_of_its_rematch(client, app):
+    table = a_table(client)
+    client.post(f"/games/{table.game_id}/resign", headers=table.headers(0))
+    version = table.view()["version"]
+    response = _changes(client, f"games={table.game_id}")
+    asker = _in_a_while(
+        app, lambda other: other.post(f"/games/{table.game_id}/rematch", headers=table.headers(1))
+    )
+    first, _, again = _events(response, 3)  # the version, ready, the version again
+    asker.join()
+    assert (
+        first["data"]
+        == again["data"]
+        == json.dumps({"game_id": table.game_id, "version": version}, separators=(",", ":"))
+    )
+    assert table.view()["rematch"] is not None
+
+
+def test_changes_keeps_alive_and_ends_after_max_seconds(app, client):
+    app.config["SSE_KEEPALIVE"] = 0.05
+    events = _events(_changes(client, "max_seconds=1"), 100)
+    assert events[0] == {"event": "ready", "data": "{}"}
+    assert len(events) > 1
+    assert all(event == {"comment": "keep-alive"} for event in events[1:])
+
+
+def test_changes_holds_a_watch_of_its_address_until_it_ends(client, claim):
+    table = a_table(client)
+    capped = create_app(claim=replace(claim, config=replace(claim.config, watch_cap=1)))
+    capped_client = capped.test_client()
+    first = _changes(capped_client, f"games={table.game_id}")
+    assert next(iter(first.response)).startswith(b"event: game")  # open, holding its lease
+    problem(capped_client.get("/changes?lobby=true"), "too-many-watches", 429)
+    problem(capped_client.get(f"/games/{table.game_id}/stream"), "too-many-watches", 429)
+    first.close()  # the lease is given back
+    assert _changes(capped_client, "max_seconds=1").status_code == 200
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "games=",
+        "games=ABCDEF",
+        "games=abc,,def",
+        "games=abc%0A",
+        "games=" + ",".join(f"{n:016x}" for n in range(51)),
+        "games=" + "a" * 41,
+        "lobby=yes",
+        "lobby=1",
+        "max_seconds=0",
+        "max_seconds=3601",
+    ],
+)
+def test_changes_refuses_what_is_no_list_of_game_ids_or_no_flag(client, query):
+    problem(client.get(f"/changes?{query}"), "validation-error", 400)
+
+
+def test_changes_watches_fifty_games_listed_each_once(client):
+    ids = [f"{n:016x}" for n in range(47)]
+    response = _changes(client, "games=" + ",".join(ids + ids[:3]))
+    (ready,) = _events(response, 1)  # none of them exists
+    assert ready["event"] == "ready"

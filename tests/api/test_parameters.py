@@ -95,13 +95,14 @@ def reads(claim):
     move = table.view(seat)["you"]["legal"][0]
     invite = created(client)
     calls = [
-        ("GET", "/games?status=open&offset=0&limit=5", {}, None),
+        ("GET", "/games?status=open&players=2&rated=false&public=false&offset=0&limit=5", {}),
         ("POST", "/games", {}, {"players": 2}),
         ("GET", f"/games/{game}?after=9&wait=0.01", {**table.headers(0), "If-None-Match": '"3"'}),
         ("GET", f"/games/{game}/legal", table.headers(seat), None),
         ("GET", f"/games/{game}/events?after=1", {}, None),
         ("GET", f"/games/{game}/replay/0", table.headers(0), None),
         ("GET", f"/games/{game}/stream?max_seconds=1", {"Last-Event-ID": "3"}, None),
+        ("GET", f"/changes?games={game}&lobby=true&max_seconds=1", {}, None),
         ("POST", f"/games/{game}/moves", table.headers(seat, "k"), move),
         ("POST", f"/games/{game}/seats/0/return", table.headers(0), None),
         ("POST", f"/games/{game}/resign", table.headers(0), None),

@@ -128,8 +128,8 @@ def test_results_applied_as_they_come_are_the_fold_of_them_in_order(ratings):
     season = a_season()
     for result in season:
         ratings.record(result)
-        assert ratings.catch_up(2) == 1
-    assert ratings.catch_up(2) == 0  # nothing new
+        assert ratings.catch_up(2) == [result.game_id]
+    assert ratings.catch_up(2) == []  # nothing new
     expected = _by_folding(season)
     assert dict(ratings.board(2, 0, 100)[1]) == expected
     assert ratings.rating(2, "ann") == expected["ann"]
@@ -143,7 +143,7 @@ def test_a_result_arriving_late_is_folded_in_its_place(ratings):
         ratings.record(result)
         ratings.catch_up(2)
     ratings.record(late)
-    assert ratings.catch_up(2) == 8  # from it on: g04 to g11
+    assert ratings.catch_up(2) == [f"g{n:02}" for n in range(4, 12)]  # from it on
     everything = sorted([*season, late], key=lambda r: r.finished_at)
     assert dict(ratings.board(2, 0, 100)[1]) == _by_folding(everything)
     for n, result in enumerate(everything):
@@ -157,7 +157,7 @@ def test_recording_a_result_again_changes_nothing(ratings):
     ratings.catch_up(2)
     before = _everything(ratings)
     ratings.record(season[3])
-    assert ratings.catch_up(2) == 0
+    assert ratings.catch_up(2) == []
     assert _everything(ratings) == before
 
 
@@ -237,7 +237,7 @@ def test_results_recorded_and_applied_by_racing_processes_fold_in_order(
     for thread in threads:
         thread.join()
     ratings = Ratings(redis_client, prefix)
-    assert ratings.catch_up(2) == 0  # each racer caught up after its own results
+    assert ratings.catch_up(2) == []  # each racer caught up after its own results
     assert dict(ratings.board(2, 0, 100)[1]) == _by_folding(season)
     changes = {r.game_id: rate(_by_folding(season[:n]), r)[1] for n, r in enumerate(season)}
     assert {g: ratings.changes(g) for g in changes} == changes

@@ -1,5 +1,6 @@
-"""The process's watchers of games, woken by one subscription to the changes every
-append publishes (a real Redis: pub/sub).
+"""The process's watchers of games and of the lobby, woken by one subscription to the
+changes every append (and the lobby, and an announcement) publishes (a real Redis:
+pub/sub).
 
 A listener may wake a waiter with news of a version the waiter has seen already (the
 creation of a game, heard late): waiters look and find nothing newer. The tests let
@@ -10,8 +11,8 @@ import time
 import pytest
 import redis
 
-from service.events import GameStore, Watchers
-from tests.events.factories import RoundTrips, a_move, new_game, play
+from service.events import GameStore, Heard, Lobby, SeatJoined, Watchers
+from tests.events.factories import TOKEN_HASH, RoundTrips, a_move, new_game, play, then
 
 READY = 10  # seconds for the listener to subscribe, or a waiter to be woken
 
@@ -42,6 +43,20 @@ def _quiet(waiter):
     """Let news heard late pass."""
     while waiter.wait(0.2):
         pass
+    if hasattr(waiter, "games"):
+        waiter.games()
+
+
+def _heard(waiter, until) -> dict:
+    """The games a waiter of many hears of, each with its newest version, until
+    `until(heard)`."""
+    heard = {}
+    give_up = time.monotonic() + READY
+    while not until(heard):
+        assert time.monotonic() < give_up, f"gave up; heard {heard}"
+        if waiter.wait(0.1):
+            heard.update(waiter.games())
+    return heard
 
 
 def _until(condition, what: str):
@@ -131,3 +146,64 @@ def test_a_lost_subscription_wakes_every_waiter_to_look_again(watchers, store, c
         _quiet(waiter)
         store.append(game.id, [a_move(game.state)], 1)
         assert waiter.wait(READY) and waiter.game().version == 2
+
+
+def test_a_waiter_of_many_games_hears_each_changed_ones_newest_version(watchers, store):
+    first, second, other = (new_game(store, seed=n) for n in (1, 2, 3))
+    with watchers.watching_many([first.id, second.id], lobby=False) as waiter:
+        assert watchers.count() == 1
+        _quiet(waiter)
+        play(store, other, moves=1)
+        play(store, second, moves=2)  # versions 2 and 3
+        heard = _heard(waiter, lambda heard: heard.get(second.id) == Heard(3))
+        assert heard == {second.id: Heard(3, again=False)}
+        assert not waiter.take_lobby()
+    assert watchers.count() == 0
+
+
+def test_an_announcement_tells_the_games_waiters_its_current_version_again(watchers, store):
+    game = play(store, new_game(store), moves=1)
+    with watchers.watching(game.id) as one, watchers.watching_many([game.id], False) as many:
+        _quiet(one)
+        _quiet(many)
+        store.announce(game.id)
+        assert one.wait(READY) and one.game().version == 2
+        assert _heard(many, lambda heard: heard) == {game.id: Heard(2, again=True)}
+
+
+def test_a_waiter_of_the_lobby_is_told_when_the_lobby_wrote_and_only_then(
+    watchers, store, client, prefix
+):
+    lobby, game = Lobby(client, prefix), new_game(store, kinds=["human", "random"])
+    with watchers.watching_many([], lobby=True) as waiter:
+        _quiet(waiter)
+        lobby.project(game)
+        assert waiter.wait(READY) and waiter.take_lobby()
+        lobby.project(game)  # shown already: nothing written
+        assert not waiter.wait(0.3) and not waiter.take_lobby()
+
+
+def test_a_lobby_change_not_taken_yet_wakes_its_waiter_once(watchers, store, client, prefix):
+    """A stream of changes holding the lobby's news back (told at most every few
+    seconds) is not woken by each change of the lobby meanwhile."""
+    lobby, game = Lobby(client, prefix), new_game(store, kinds=["human", "random"])
+    with watchers.watching_many([], lobby=True) as waiter:
+        _quiet(waiter)
+        lobby.project(game)
+        assert waiter.wait(READY) and waiter.lobby_changed
+        lobby.project(then(game, SeatJoined(0, "Ann", TOKEN_HASH)))
+        assert not waiter.wait(0.3)
+        assert waiter.take_lobby() and not waiter.lobby_changed
+
+
+def test_a_lost_subscription_tells_a_waiter_of_many_to_look_at_every_game_and_the_lobby(
+    watchers, store, client, prefix
+):
+    first, second = new_game(store), new_game(store, seed=2)
+    with watchers.watching_many([first.id, second.id], lobby=True) as waiter:
+        _quiet(waiter)
+        server, lost = _listener(client, prefix)
+        server.client_kill_filter(_id=lost)
+        heard = _heard(waiter, lambda heard: len(heard) == 2)
+        assert heard == {first.id: None, second.id: None}  # their versions not known
+        assert waiter.take_lobby()

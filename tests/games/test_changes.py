@@ -92,6 +92,7 @@ def test_rebuild_writes_every_projection_again_from_the_streams(
             claim.deadlines.due(),
             claim.reminders.due(),
             [claim.ai_turns.since(game.id) for game in (waiting, ai_first, finished)],
+            claim.lobby.page(RUNNING, players=2, rated=False, public=False),
         )
 
     before = projections()
@@ -109,3 +110,19 @@ def test_rebuild_writes_every_projection_again_from_the_streams(
     assert games.rebuild(claim, claim.store.game_ids()) == 3
     assert projections() == before
     assert [job.args for job in claim.jobs.ai.jobs] == [(ai_first.id, 2)]  # created, joined
+
+
+def test_rebuild_writes_the_filtered_listings_of_games_the_lobby_shows_already(
+    claim, redis_client, prefix
+):
+    """As after an upgrade from a lobby without filters: each game is shown at its
+    version, but is in no filtered listing."""
+    game = a_game(claim, kinds=("human", "random"))
+    joined(claim, game)
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{lobby:*}}:*:*"))
+    assert claim.lobby.page(RUNNING).total == 1
+    assert claim.lobby.page(RUNNING, players=2).total == 0
+    assert games.rebuild(claim, [game.id]) == 1
+    assert [s.game_id for s in claim.lobby.page(RUNNING, players=2, public=False).games] == [
+        game.id
+    ]

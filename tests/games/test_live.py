@@ -1,5 +1,5 @@
-"""Looking at a game live: long-polls and streams (`service/games/live.py`), against
-a real Redis (the watchers listen to its pub/sub)."""
+"""Looking at a game live: long-polls, streams, and streams of which games changed
+(`service/games/live.py`), against a real Redis (the watchers listen to its pub/sub)."""
 
 import threading
 import time
@@ -8,8 +8,22 @@ from dataclasses import replace
 import pytest
 
 from service import games
-from service.games import MAX_RESUME, SNAPSHOT, VIEW, TooManyWatches, Unauthorized
+from service.games import (
+    GAME,
+    KEEP_ALIVE,
+    LOBBY,
+    MAX_RESUME,
+    SNAPSHOT,
+    VIEW,
+    Change,
+    News,
+    TooManyWatches,
+    Unauthorized,
+    changed,
+    changes,
+)
 from tests.games.factories import a_game, joined, moved
+from tests.games.test_ratings import played_out
 
 READY = 10  # seconds
 
@@ -121,3 +135,127 @@ def test_a_stream_ends_with_the_game_and_after_its_seconds(claim, table):
     games.resign(claim, game.id, tokens[0])
     [last] = games.watch(claim, game.id, None, "a", None, 60, 60)
     assert last.game.ending is not None
+
+
+def _news(news, until) -> list[News]:
+    """The news of a stream of changes up to the first for which `until(news)`."""
+    seen = []
+    for item in news:
+        seen.append(item)
+        if until(item):
+            return seen
+    raise AssertionError(f"the stream ended: {seen}")
+
+
+def _watching(claim, game_ids, lobby=False, keepalive=60, **options):
+    assert claim.watchers.ready(READY)
+    return games.watch_changes(claim, game_ids, lobby, "a", 60, keepalive, **options)
+
+
+def test_a_stream_of_changes_tells_each_games_version_then_that_it_is_ready(claim, table):
+    game, _ = table
+    other = a_game(claim, ("random", "random"), seed=2)
+    nowhere = "0123456789abcdef"  # no such game: never told
+    news = _watching(claim, [game.id, nowhere, other.id])
+    assert _news(news, lambda item: item.kind == games.READY) == [
+        News(GAME, game.id, game.version),
+        News(GAME, other.id, other.version),
+        News(games.READY),
+    ]
+
+
+def test_a_stream_of_changes_tells_a_games_new_versions_newest_last(claim, table):
+    game, tokens = table
+    news = _watching(claim, [game.id])
+    _news(news, lambda item: item.kind == games.READY)
+    mover = _later(claim, lambda: moved(claim, game.id, tokens, moves=3))
+    told = _news(news, lambda item: item.version == game.version + 3)
+    mover.join()
+    versions = [item.version for item in told]
+    assert versions == sorted(versions) and {item.game_id for item in told} == {game.id}
+    news.close()
+
+
+def test_a_stream_of_changes_tells_the_lobby_at_most_once_a_while_and_never_loses_it(claim):
+    """Games created in the while after the lobby was told are told once, at its end."""
+    news = _watching(claim, [], lobby=True, keepalive=1.5, lobby_every=1.0)
+    assert next(news) == News(games.READY)
+    a_game(claim)
+    assert next(news) == News(LOBBY)
+    a_game(claim, seed=2)
+    a_game(claim, seed=3)
+    assert [next(news), next(news)] == [News(LOBBY), News(KEEP_ALIVE)]
+    news.close()
+
+
+def test_a_stream_of_changes_without_the_lobby_is_not_told_of_it(claim, table):
+    news = _watching(claim, [], keepalive=0.3)
+    assert next(news) == News(games.READY)
+    a_game(claim)
+    assert next(news) == News(KEEP_ALIVE)
+    news.close()
+
+
+def test_a_stream_of_changes_holds_a_lease_until_it_ends(claim, table):
+    game, _ = table
+    claim = replace(claim, config=replace(claim.config, watch_cap=1))
+    news = _watching(claim, [game.id])
+    with pytest.raises(TooManyWatches):
+        _watching(claim, [game.id])
+    with pytest.raises(TooManyWatches):
+        games.look(claim, game.id, None, after=game.version, wait=1, address="a")
+    next(news)
+    news.close()  # its lease is given back
+    assert next(_watching(claim, [game.id])).kind == GAME
+
+
+def test_a_rematch_tells_the_finished_games_watchers_to_look_again(claim, table):
+    game, tokens = table
+    over = games.resign(claim, game.id, tokens[0]).game
+    news = _watching(claim, [over.id])
+    assert _news(news, lambda item: item.kind == games.READY)[0] == News(
+        GAME, over.id, over.version
+    )
+    games.rematch(claim, over.id, tokens[1])
+    assert next(news) == News(GAME, over.id, over.version)  # the same version: look again
+    assert games.look(claim, over.id, None).rematch is not None
+    news.close()
+
+
+def test_the_arrival_of_its_ratings_tells_a_finished_games_watchers_to_look_again(
+    claim, monkeypatch
+):
+    game = a_game(claim, ("random", "random"), rated=True)
+    with monkeypatch.context() as later:  # the ratings follow after the end is seen
+        later.setattr(
+            changes, "FOLLOWS", tuple(f for f in changes.FOLLOWS if f != changes._ratings)
+        )
+        over = played_out(claim, game.id, {})
+    news = _watching(claim, [over.id])
+    _news(news, lambda item: item.kind == games.READY)
+    assert games.look(claim, over.id, None).ratings is None
+    changed(claim, Change(over, None))  # what follows the end, done again
+    assert next(news) == News(GAME, over.id, over.version)
+    assert games.look(claim, over.id, None).ratings is not None
+    news.close()
+
+
+def test_a_long_poll_at_a_finished_games_version_is_not_answered_by_its_rematch(claim, table):
+    """`after` is a version: the rematch changes the view (and its ETag), not the
+    version, so the long-poll waits on; it answers the rematch when its wait is over."""
+    game, tokens = table
+    over = games.resign(claim, game.id, tokens[0]).game
+    answers = []
+    poll = threading.Thread(
+        target=lambda: answers.append(
+            games.look(claim, over.id, None, after=over.version, wait=3, address="a")
+        )
+    )
+    poll.start()
+    rematch = _later(claim, lambda: games.rematch(claim, over.id, tokens[1]))
+    rematch.join()
+    poll.join(0.5)
+    assert poll.is_alive() and not answers  # woken by the announcement, and waiting on
+    poll.join()
+    [answer] = answers
+    assert (answer.game.version, answer.rematch) == (over.version, claim.rematches.of(over.id))
