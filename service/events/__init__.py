@@ -30,6 +30,7 @@ from .errors import (
     StaleVersion,
     StoreError,
     StoreUnavailable,
+    UnknownDevice,
     UnknownGame,
     UnknownPlayer,
     UnknownVersion,
@@ -79,7 +80,10 @@ from .players import (
     BLOCKED,
     DELIVERED,
     FAILED,
+    FIRST_DEVICE,
     Delivery,
+    Device,
+    KeyHolder,
     Player,
     PlayerStore,
     digest,
@@ -97,6 +101,7 @@ from .ratings import (
 )
 from .rematches import Rematches
 from .request_counts import RequestCounts
+from .sign_ins import SignIns
 from .store import Appended, GameStore, utc_now
 from .timers import Timers
 from .watch_leases import WatchLeases
@@ -114,6 +119,7 @@ __all__ = [
     "DELIVERED",
     "FAILED",
     "FINISHED",
+    "FIRST_DEVICE",
     "FORFEIT",
     "FORFEITED",
     "HUMAN",
@@ -129,6 +135,7 @@ __all__ = [
     "CorruptEvent",
     "DecisionMade",
     "Delivery",
+    "Device",
     "Ending",
     "Event",
     "Game",
@@ -139,6 +146,7 @@ __all__ = [
     "GameStore",
     "GameSummary",
     "InvalidEvent",
+    "KeyHolder",
     "Lobby",
     "LobbyPage",
     "Played",
@@ -160,11 +168,13 @@ __all__ = [
     "SeatReturned",
     "SeatSpec",
     "SeatUnavailable",
+    "SignIns",
     "StaleVersion",
     "StoreError",
     "StoreUnavailable",
     "Timers",
     "TurnTimedOut",
+    "UnknownDevice",
     "UnknownGame",
     "UnknownPlayer",
     "UnknownVersion",
