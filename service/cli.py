@@ -69,7 +69,8 @@ def run_simulation(players: int, games: int, seed: int, factions, first_leader: 
 
 
 def rebuild(config: Config) -> int:
-    """`claim rebuild`: every projection of the games written again from the streams."""
+    """`claim rebuild`: every projection of the games written again from the streams,
+    and the index of the players' email addresses from the players."""
     from . import games
     from .events import connect
     from .events.shards import delete_unsharded
@@ -78,6 +79,8 @@ def rebuild(config: Config) -> int:
     game_ids = tqdm(claim.store.game_ids(), desc="rebuild", unit="game", file=sys.stderr)
     count = games.rebuild(claim, game_ids)
     print(f"{count} game{'s' * (count != 1)} rebuilt", file=sys.stderr)
+    indexed = games.index_emails(claim)
+    print(f"{indexed} email address{'es' * (indexed != 1)} indexed", file=sys.stderr)
     client = connect(config)
     delete_unsharded(client, config.prefix)
     client.close()

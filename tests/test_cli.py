@@ -80,22 +80,26 @@ def test_the_console_script_runs(tmp_path):
     assert done.returncode == 0 and done.stdout.strip().endswith("1 passed, 0 failed")
 
 
-def test_rebuild_writes_the_lobby_and_the_players_games_again(
+def test_rebuild_writes_the_lobby_the_players_games_and_their_addresses_again(
     redis_client, redis_url, prefix, monkeypatch, capsys
 ):
     claim = games.Claim.connect(Config(prefix=prefix), client=redis_client, jobs=False)
-    ann, key = games.register(claim, "Ann")
+    ann, key = games.register(claim, "Ann", email="ann@example.org")
     game = a_game(claim, kinds=("human", "random"))
     joined(claim, game, keys={0: key})
     redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{lobby:*}}:*"))
     redis_client.delete(f"{prefix}:player:{ann.id}:games")
     redis_client.hset(f"{prefix}:{{lobby}}:games", "old", "{}")  # of an older version
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:player-email:*"))
     assert claim.player_games.of(ann.id) == [] and claim.lobby.page("running").total == 0
+    assert claim.players.by_email("ann@example.org") == []
     monkeypatch.setenv("REDIS_URL", redis_url)
     monkeypatch.setenv("CLAIM_PREFIX", prefix)
     assert main(["rebuild"]) == 0
-    assert "1 game rebuilt" in capsys.readouterr().err
+    told = capsys.readouterr().err
+    assert "1 game rebuilt" in told and "1 email address indexed" in told
     assert claim.player_games.of(ann.id) == [game.id]
+    assert claim.players.by_email("ann@example.org") == [ann]
     assert [entry.game_id for entry in claim.lobby.page("running").games] == [game.id]
     assert claim.lobby.page("running", players=2, public=False).total == 1  # its filters too
     assert not redis_client.exists(f"{prefix}:{{lobby}}:games")  # deleted

@@ -48,3 +48,9 @@ def deliver(
     notice = games.Notice(kind, game_id, version, player_id, new_game_id)
     delivery = games.deliver(_current(), channel, notice, attempt)
     return None if delivery is None else delivery.outcome
+
+
+def sign_in(player_id: str, nonce: str) -> bool:
+    """Email a sign-in link to the player, its code derived from `nonce`; answer
+    whether it went. Raises when it failed, so that RQ tries again soon."""
+    return games.send_sign_in(_current(), player_id, nonce)

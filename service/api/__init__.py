@@ -22,7 +22,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from service.config import Config
 from service.games import Claim
 
-from . import changes, games, health, history, players, problems, ratings, web
+from . import changes, games, health, history, players, problems, ratings, sign_in, web
 from .ratelimit import limit_requests
 
 MAX_BODY = 64 * 1024  # bytes
@@ -70,7 +70,15 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
     app.before_request(_read_chunked_body)
     app.after_request(_safe_headers)
     api = ProblemApi(app)
-    blueprints = (games.blp, changes.blp, history.blp, players.blp, ratings.blp, health.blp)
+    blueprints = (
+        games.blp,
+        changes.blp,
+        history.blp,
+        players.blp,
+        sign_in.blp,
+        ratings.blp,
+        health.blp,
+    )
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
     app.extensions["openapi_yaml"] = openapi_yaml(api)

@@ -76,7 +76,8 @@ class AuditSchema(Schema):
 def replay(game_id, step):
     """The game after step `step` (0: the deal), with an account of what that step did.
 
-    Steps are the decisions, resignations and timeouts after the deal. Shown as the
+    Steps are the events after the deal: decisions, resignations, timeouts, seats
+    taken back from an AI or registered to a player. Shown as the
     caller may see it while the game runs; complete once it has ended."""
     replayed = games.replay(claim(), game_id, step, bearer_token())
     body = {

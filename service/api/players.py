@@ -1,5 +1,6 @@
-"""`/players` and `/me`: registered players, their keys, their inbox of games and the
-log of the notifications sent to them."""
+"""`/players` and `/me`: registered players, their keys (one per device), the seats
+they make their own, their inbox of games and the log of the notifications sent to
+them."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from .auth import bearer_required, bearer_token
 from .fields import Text
 from .games import BEARER, claim
 from .problems import Blueprint
+from .view import EndingSchema
 
 blp = Blueprint("players", __name__, description="Players, their keys and their inboxes")
 URL = validate.URL(schemes={"http", "https"}, require_tld=False)
@@ -55,7 +57,57 @@ class RegisteredSchema(PlayerSchema):
 
 
 class KeySchema(Schema):
-    key = fields.String(metadata={"description": "the new key; the old one opens nothing now"})
+    key = fields.String(
+        metadata={
+            "description": "the new key of this device; its old one opens nothing now, the"
+            " other devices' keys go on working"
+        }
+    )
+
+
+class NewDeviceRequestSchema(Schema):
+    name = Text(
+        load_default=None,
+        validate=validate.Length(1, 64),
+        metadata={"description": "to tell your devices apart; default: another device"},
+    )
+
+
+class DeviceSchema(Schema):
+    device_id = fields.String(metadata={"description": "`first`: the key made at registration"})
+    name = fields.String()
+    created_at = fields.DateTime()
+
+
+class NewDeviceSchema(DeviceSchema):
+    key = fields.String(
+        metadata={"description": "the device's key: `Authorization: Bearer <key>`; shown once"}
+    )
+
+
+class ListedDeviceSchema(DeviceSchema):
+    current = fields.Boolean(metadata={"description": "the device of the key of this request"})
+
+
+class DevicesSchema(Schema):
+    devices = fields.List(
+        fields.Nested(ListedDeviceSchema), metadata={"description": "oldest first"}
+    )
+
+
+class SeatRegistrationSchema(Schema):
+    game_id = Text(required=True, validate=validate.Length(1, 40))
+    seat = fields.Integer(required=True, strict=True, validate=validate.Range(0, 3))
+    token = Text(
+        required=True,
+        validate=validate.Length(1, 200),
+        metadata={"description": "the seat's token, which you got taking it without a key"},
+    )
+
+
+class RegisteredSeatSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
 
 
 class InboxQuerySchema(Schema):
@@ -65,6 +117,13 @@ class InboxQuerySchema(Schema):
     )
     offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+
+
+class InboxSeatSchema(Schema):
+    seat = fields.Integer()
+    kind = fields.String(metadata={"enum": ["human", "ai"]})
+    level = fields.String(allow_none=True)
+    name = fields.String(allow_none=True)
 
 
 class InboxEntrySchema(Schema):
@@ -79,6 +138,15 @@ class InboxEntrySchema(Schema):
     last = fields.String(metadata={"description": "the last thing that happened, in words"})
     version = fields.Integer()
     updated_at = fields.DateTime()
+    seats = fields.List(fields.Nested(InboxSeatSchema))
+    ending = fields.Nested(EndingSchema, allow_none=True)
+    rematch = fields.String(allow_none=True, metadata={"description": "the next game's id"})
+    you_won = fields.Boolean(
+        allow_none=True,
+        metadata={
+            "description": "whether your side won; null before the end, for a draw or an abort"
+        },
+    )
 
 
 class InboxSchema(Schema):
@@ -152,8 +220,63 @@ def update(args):
 @blp.response(201, KeySchema)
 @blp.doc(security=BEARER)
 def rotate_key():
-    """A new player key; the old one stops working at once."""
+    """A new key for the device whose key the request sends: that key stops working at
+    once; the keys of your other devices go on working."""
     return {"key": games.rotate_key(claim(), bearer_token())}
+
+
+def _device(device: games.Device) -> dict:
+    return {"device_id": device.id, "name": device.name, "created_at": device.created_at}
+
+
+@blp.route("/me/devices", methods=["POST"])
+@bearer_required
+@blp.arguments(NewDeviceRequestSchema)
+@blp.response(201, NewDeviceSchema)
+@blp.doc(security=BEARER)
+def add_device(args):
+    """A key for another device of yours, shown once; every key of yours opens what
+    your player key opens."""
+    device, key = games.add_device(claim(), bearer_token(), args["name"])
+    return {**_device(device), "key": key}
+
+
+@blp.route("/me/devices", methods=["GET"])
+@blp.response(200, DevicesSchema)
+@blp.doc(security=BEARER)
+def devices():
+    """Your devices, each with a key of its own, oldest first (`first`: the key made
+    at registration); `current` marks the one asking."""
+    found = games.devices(claim(), bearer_token())
+    return {
+        "devices": [
+            {**_device(device), "current": device.id == found.current} for device in found.devices
+        ]
+    }
+
+
+@blp.route("/me/devices/<device_id>", methods=["DELETE"])
+@blp.response(204)
+@blp.doc(security=BEARER)
+def remove_device(device_id):
+    """The device's key stops working at once (this request's own key too, if it is
+    that device's)."""
+    games.remove_device(claim(), bearer_token(), device_id)
+
+
+@blp.route("/me/seats", methods=["POST"])
+@bearer_required
+@blp.arguments(SeatRegistrationSchema)
+@blp.response(200, RegisteredSeatSchema)
+@blp.doc(security=BEARER)
+def register_seat(args):
+    """Make a seat you took without a player key yours, with its token: your keys
+    open it from now on and the game is in your inbox; the token goes on working.
+    Again for a seat already yours: nothing changes."""
+    registered = games.register_seat(
+        claim(), bearer_token(), args["game_id"], args["seat"], args["token"]
+    )
+    return {"game_id": registered.game.id, "seat": registered.seat}
 
 
 @blp.route("/me/games", methods=["GET"])

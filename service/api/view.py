@@ -14,8 +14,8 @@ import orjson
 from flask import Response
 from marshmallow import Schema, fields
 
-from service.domain import Card, Observation, Result, RoundRecord, State, observe
-from service.games import OPEN, RUNNING, Game, RatingChange, rating_change
+from service.domain import Card, Observation, Result, RoundRecord, State, observe, unplayable
+from service.games import OPEN, RUNNING, Game, RatingChange, ending_body, rating_change
 
 CARD = fields.String(metadata={"example": "GO3"})
 CARDS = fields.List(CARD)
@@ -81,6 +81,7 @@ def game_view(
                 "name": s.name,
                 "taken": s.taken,
                 "takeover": s.takeover,
+                "ai_decisions": s.ai_decisions,
             }
             for n, s in enumerate(game.seats)
         ],
@@ -99,16 +100,7 @@ def game_view(
         "rated": game.creation.rated,
         "public": game.public,
         "ratings": None if ratings is None else [rating_change(c) for c in ratings],
-        "ending": None
-        if game.ending is None
-        else {
-            "reason": game.ending.reason,
-            "seat": game.ending.seat,
-            "winners": list(game.ending.winners),
-            "winning_seats": [
-                seat for side in game.ending.winners for seat in game.settings.sides[side]
-            ],
-        },
+        "ending": ending_body(game),
     }
 
 
@@ -148,14 +140,14 @@ def acting_seat(game: Game) -> int | None:
 
 def _own(game: Game, observation: Observation, over: bool) -> dict:
     started = game.status != OPEN
+    acts = not over and started and not game.seats[observation.seat].takeover
     return {
         "seat": observation.seat,
         "hand": codes(observation.hand) if started else [],
         "follower_pile": codes(observation.follower_pile) if started else [],
         "peek": _code(observation.peek),
-        "legal": []
-        if over or not started or game.seats[observation.seat].takeover
-        else [str(d) for d in observation.legal],
+        "legal": [str(d) for d in observation.legal] if acts else [],
+        "unplayable": {c.code: why for c, why in unplayable(observation).items()} if acts else {},
     }
 
 
@@ -207,6 +199,12 @@ class SeatSchema(Schema):
     takeover = fields.String(
         allow_none=True, metadata={"description": "the level of the AI playing for the seat"}
     )
+    ai_decisions = fields.Integer(
+        metadata={
+            "description": "decisions an AI made for the seat's person because their move"
+            " time ran out (timeout policies ai and takeover)"
+        }
+    )
 
 
 class PlaySchema(Schema):
@@ -240,6 +238,15 @@ class OwnSchema(Schema):
     legal = fields.List(
         fields.String(),
         metadata={"description": "decisions, when to act (none while an AI plays the seat)"},
+    )
+    unplayable = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        metadata={
+            "description": "when to act, each card of the hand that may not be played now"
+            " and why (empty otherwise, while an AI plays the seat, and once over)",
+            "example": {"KN5": "must follow Goblins (or play a Doppelganger)"},
+        },
     )
 
 

@@ -41,7 +41,7 @@ from .errors import (
     NotYourTurn,
     UnknownCard,
 )
-from .observation import Observation, observe
+from .observation import Observation, observe, unplayable
 from .rules import Replay, apply, is_over, legal_decisions, new_game, playable
 from .scoring import Result, result
 from .state import Acquisition, Play, RoundRecord, Settings, State, side_of
@@ -83,4 +83,5 @@ __all__ = [
     "result",
     "shuffled_deck",
     "side_of",
+    "unplayable",
 ]

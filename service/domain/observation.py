@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cards import Card, Faction
-from .decisions import Decision
-from .rules import legal_decisions
+from .cards import DOPPELGANGERS, Card, Faction
+from .decisions import PLAY, Decision
+from .rules import legal_decisions, must_follow
 from .scoring import Result, result
 from .state import PRIZE, Acquisition, Play, RoundRecord, State, side_of
 
@@ -92,6 +92,25 @@ def observe(state: State, seat: int | None = None) -> Observation:
         deck=state.deck if over else None,
         result=result(state) if over else None,
     )
+
+
+def unplayable(observation: Observation) -> dict[Card, str]:
+    """The cards of the observing seat's hand that it may not play now, each with the
+    reason in words, told to the seat itself: every card while it must take a prize
+    first, else those the follow rule forbids; empty unless the seat is to act. Read
+    from its observation only, so it tells of the seat's own hand and the public
+    trick, nothing else (RULES.md 8)."""
+    if observation.seat is None or observation.to_act != observation.seat:
+        return {}
+    playable = {decision.card for decision in observation.legal if decision.kind == PLAY}
+    if not playable:
+        first = "a prize or the draw pile's top card" if observation.peek else "a prize"
+        return dict.fromkeys(observation.hand, f"take {first} first")
+    if not observation.trick:
+        return {}  # the leader plays any card
+    led = observation.trick[0].card.faction
+    reason = must_follow(led) + (": you hold one" if led is DOPPELGANGERS else "")
+    return {card: reason for card in observation.hand if card not in playable}
 
 
 def _redact_acquired(acquired: tuple[Acquisition, ...], seat: int | None) -> tuple:

@@ -241,10 +241,15 @@ def _why_illegal(state: State | _Draft, decision: Decision) -> str:
     hand = state.hands[seat]
     if decision.card not in hand:
         return f"{decision.card} is not in seat {seat}'s hand"
-    led = state.trick[0].card.faction
+    return f"{must_follow(state.trick[0].card.faction)}: seat {seat} holds one"
+
+
+def must_follow(led: Faction) -> str:
+    """Why a card of another faction may not follow a lead of `led` when its player
+    holds one of `led` (RULES.md 3 step 2)."""
     if led is DOPPELGANGERS:
-        return f"must follow Doppelgangers: seat {seat} holds one"
-    return f"must follow {led.title} (or play a Doppelganger): seat {seat} holds one"
+        return "must follow Doppelgangers"
+    return f"must follow {led.title} (or play a Doppelganger)"
 
 
 class _Draft:

@@ -30,6 +30,7 @@ from .errors import (
     StaleVersion,
     StoreError,
     StoreUnavailable,
+    UnknownDevice,
     UnknownGame,
     UnknownPlayer,
     UnknownVersion,
@@ -67,6 +68,7 @@ from .model import (
     GameResigned,
     Recorded,
     SeatJoined,
+    SeatRegistered,
     SeatReturned,
     SeatSpec,
     TurnTimedOut,
@@ -78,7 +80,10 @@ from .players import (
     BLOCKED,
     DELIVERED,
     FAILED,
+    FIRST_DEVICE,
     Delivery,
+    Device,
+    KeyHolder,
     Player,
     PlayerStore,
     digest,
@@ -96,6 +101,7 @@ from .ratings import (
 )
 from .rematches import Rematches
 from .request_counts import RequestCounts
+from .sign_ins import SignIns
 from .store import GAME_ID, Appended, GameStore, utc_now
 from .timers import Timers
 from .watch_leases import WatchLeases
@@ -113,6 +119,7 @@ __all__ = [
     "DELIVERED",
     "FAILED",
     "FINISHED",
+    "FIRST_DEVICE",
     "FORFEIT",
     "FORFEITED",
     "GAME_ID",
@@ -129,6 +136,7 @@ __all__ = [
     "CorruptEvent",
     "DecisionMade",
     "Delivery",
+    "Device",
     "Ending",
     "Event",
     "Game",
@@ -140,6 +148,7 @@ __all__ = [
     "GameSummary",
     "Heard",
     "InvalidEvent",
+    "KeyHolder",
     "Lobby",
     "LobbyPage",
     "NewsWaiter",
@@ -158,14 +167,17 @@ __all__ = [
     "Seat",
     "SeatJoined",
     "SeatRefusal",
+    "SeatRegistered",
     "SeatReturned",
     "SeatSpec",
     "SeatUnavailable",
+    "SignIns",
     "StaleVersion",
     "StoreError",
     "StoreUnavailable",
     "Timers",
     "TurnTimedOut",
+    "UnknownDevice",
     "UnknownGame",
     "UnknownPlayer",
     "UnknownVersion",

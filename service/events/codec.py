@@ -38,6 +38,7 @@ from .model import (
     GameCreated,
     GameResigned,
     SeatJoined,
+    SeatRegistered,
     SeatReturned,
     SeatSpec,
     TurnTimedOut,
@@ -170,6 +171,14 @@ class SeatJoinedSchema(_Schema):
     player = fields.String(required=True, allow_none=True, validate=validate.Length(max=64))
 
 
+class SeatRegisteredSchema(_Schema):
+    class Meta:
+        event = SeatRegistered
+
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+    player = fields.String(required=True, validate=validate.Length(min=1, max=64))
+
+
 class DecisionMadeSchema(_Schema):
     class Meta:
         event = DecisionMade
@@ -244,6 +253,7 @@ EVENT_TYPES: dict[type, EventType] = {
         "GameCreated", 3, GameCreatedSchema(), {1: _game_created_v1, 2: _game_created_v2}
     ),
     SeatJoined: EventType("SeatJoined", 2, SeatJoinedSchema(), {1: _seat_joined_v1}),
+    SeatRegistered: EventType("SeatRegistered", 1, SeatRegisteredSchema(), {}),
     DecisionMade: EventType("DecisionMade", 1, DecisionMadeSchema(), {}),
     GameResigned: EventType("GameResigned", 1, GameResignedSchema(), {}),
     TurnTimedOut: EventType("TurnTimedOut", 1, TurnTimedOutSchema(), {}),
@@ -371,6 +381,15 @@ def _seat_joined(data: dict) -> SeatJoined | None:
     return SeatJoined(data["seat"], data["name"], token_hash, player)
 
 
+REGISTERED_KEYS = frozenset({"seat", "player"})
+
+
+def _seat_registered(data: dict) -> SeatRegistered | None:
+    if _fits(data, REGISTERED_KEYS) and _seat(data["seat"]) and _text(data["player"], 64):
+        return SeatRegistered(data["seat"], data["player"])
+    return None
+
+
 def _one_seat(kind: type):
     keys = frozenset({"seat"})
 
@@ -453,6 +472,7 @@ def _game_created(data: dict) -> GameCreated | None:
 FAST: dict[str, Callable[[dict], Event | None]] = {
     "GameCreated": _game_created,
     "SeatJoined": _seat_joined,
+    "SeatRegistered": _seat_registered,
     "DecisionMade": _decision_made,
     "GameResigned": _one_seat(GameResigned),
     "TurnTimedOut": _turn_timed_out,

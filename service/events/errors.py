@@ -75,6 +75,14 @@ class UnknownPlayer(StoreError):
         self.player_id = player_id
 
 
+class UnknownDevice(StoreError):
+    """The player has no device with this id."""
+
+    def __init__(self, device_id: str):
+        super().__init__(f"no device {device_id!r}")
+        self.device_id = device_id
+
+
 class SeatRefusal(Exception):
     """What the fold's own rules refuse, beyond the engine's: the seats and the start."""
 

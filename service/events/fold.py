@@ -37,6 +37,7 @@ from .model import (
     GameResigned,
     Recorded,
     SeatJoined,
+    SeatRegistered,
     SeatReturned,
     TurnTimedOut,
     policy_parts,
@@ -67,6 +68,7 @@ class Seat:
     player: str | None = None
     joined_at: datetime | None = None  # when the person took the seat
     takeover: str | None = None  # the level of the AI playing a person's seat meanwhile
+    ai_decisions: int = 0  # decisions an AI made for the person when their time ran out
 
     @property
     def taken(self) -> bool:
@@ -96,7 +98,10 @@ class Game:
     id: str
     version: int
     created_at: datetime
-    updated_at: datetime
+    updated_at: datetime  # the time of the last event
+    # Since when the seat to act has been waited for: the time of the last event but a
+    # seat's registration, which changes nobody's turn (nor the move time left).
+    waiting_since: datetime
     creation: GameCreated
     seats: tuple[Seat, ...]
     state: State
@@ -146,7 +151,7 @@ class Game:
         if self.status == OPEN:
             limit, since = self.creation.join_time_limit, self.created_at
         elif self.status == RUNNING and self.acting_ai is None:
-            limit, since = self.creation.move_time_limit, self.updated_at
+            limit, since = self.creation.move_time_limit, self.waiting_since
         else:
             return None
         return None if limit is None else since + timedelta(seconds=limit)
@@ -184,6 +189,7 @@ def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
     building a `Game` for each was near half of a fold's time; a `Replay` takes the
     state through them a quarter faster than `apply` after `apply`."""
     replay = Replay(game.state)
+    timed_out = []  # the seats an AI decided for since their move time ran out
     for n, record in enumerate(records):
         event = record.event
         try:
@@ -191,7 +197,9 @@ def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
                 _check_running(game)
             elif replay.to_act is None:  # over: said before the seat's check, as above
                 raise GameOver("the game is over")
-            if event.timeout_policy is None and _taken_over(game, event.seat):
+            if event.timeout_policy is not None:
+                timed_out.append(event.seat)
+            elif _taken_over(game, event.seat):
                 raise SeatUnavailable(
                     f"an AI plays seat {event.seat} since its move time ran out:"
                     " take the seat back first"
@@ -202,7 +210,20 @@ def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
     state = replay.state()
     ending = _completed(state) if is_over(state) else None
     changes = {"state": state, "decisions": game.decisions + len(records), "ending": ending}
+    if timed_out:
+        changes["seats"] = _with_ai_decisions(game.seats, timed_out)
     return _changed(game, records[-1], changes)
+
+
+def _with_ai_decisions(seats: tuple[Seat, ...], timed_out: list[int]) -> tuple[Seat, ...]:
+    """`seats`, each counting the decisions an AI made for it, once per time in
+    `timed_out`."""
+    return tuple(
+        replace(seat, ai_decisions=seat.ai_decisions + timed_out.count(n))
+        if n in timed_out
+        else seat
+        for n, seat in enumerate(seats)
+    )
 
 
 def apply_event(game_id: str, game: Game | None, record: Recorded) -> Game:
@@ -228,6 +249,7 @@ def _changed(game: Game, record: Recorded, changes: dict) -> Game:
         version=record.version,
         created_at=game.created_at,
         updated_at=record.at,
+        waiting_since=changes.get("waiting_since", record.at),
         creation=game.creation,
         seats=changes.get("seats", game.seats),
         state=changes.get("state", game.state),
@@ -245,6 +267,7 @@ def _created(game_id: str, game: Game | None, record: Recorded) -> Game:
         version=1,
         created_at=record.at,
         updated_at=record.at,
+        waiting_since=record.at,
         creation=creation,
         seats=tuple(Seat(spec.kind, spec.level, spec.invite_hash) for spec in creation.seats),
         state=new_game(creation.settings, creation.deck),
@@ -256,6 +279,8 @@ def _changes(game: Game, record: Recorded) -> dict:
     event = record.event
     if isinstance(event, SeatJoined):
         return {"seats": _join(game, event, record.at)}
+    if isinstance(event, SeatRegistered):
+        return {"seats": _register(game, event), "waiting_since": game.waiting_since}
     if isinstance(event, GameAborted):
         _check_not_over(game)
         return {"ending": Ending(ABORTED, None, ())}
@@ -299,6 +324,16 @@ def _join(game: Game, event: SeatJoined, at: datetime) -> tuple[Seat, ...]:
         player=event.player,
         joined_at=at,
     )
+
+
+def _register(game: Game, event: SeatRegistered) -> tuple[Seat, ...]:
+    _check_not_over(game)
+    seat = game.seats[event.seat] if event.seat in range(len(game.seats)) else None
+    if seat is None or seat.kind != HUMAN or seat.token_hash is None:
+        raise SeatUnavailable(f"seat {event.seat} is not a person's seat taken")
+    if seat.player is not None:
+        raise SeatUnavailable(f"seat {event.seat} is a registered player's already")
+    return _with_seat(game, event.seat, player=event.player)
 
 
 def _with_seat(game: Game, seat: int, **changes) -> tuple[Seat, ...]:

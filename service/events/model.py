@@ -1,7 +1,8 @@
 """The events of a game: immutable facts, named in the past tense (docs/design.md, Events).
 
 Only what carries information is stored: the creation with the shuffled deck, seats
-joined, decisions, resignations, timeouts and aborts. Round winners, prizes, phases
+joined (and registered to a player later), decisions, resignations, timeouts and
+aborts. Round winners, prizes, phases
 and scores are derived by the fold (`fold.py`).
 """
 
@@ -89,6 +90,15 @@ class SeatJoined:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatRegistered:
+    """A seat taken without a player key became a registered player's: the player's
+    key opens it from now on, and the game is in their inbox. Its token still works."""
+
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
 class DecisionMade:
     """A seat played or took a card; `timeout_policy` names the policy that made it
     when the seat's time ran out, None when the seat made it itself."""
@@ -130,6 +140,7 @@ class GameAborted:
 Event = (
     GameCreated
     | SeatJoined
+    | SeatRegistered
     | DecisionMade
     | GameResigned
     | TurnTimedOut

@@ -1,5 +1,6 @@
 """Each registered player's games, newest joined first: a projection of the streams
-(the `SeatJoined` events that name a player), for the play-by-mail inbox.
+(the `SeatJoined` events that name a player, and `SeatRegistered`), for the
+play-by-mail inbox.
 
 Key: `<prefix>:player:<id>:games`, a sorted set of game id -> when the player joined.
 Adding a game again changes nothing, so the live path and `claim rebuild` may both

@@ -1,17 +1,25 @@
-"""Registered players: a name, an optional email and webhook URL, a key stored hashed,
-and the log of the notifications sent to them. (The games each has joined are a
-projection of the streams: `player_games.py`.)
+"""Registered players: a name, an optional email and webhook URL, the keys of their
+devices stored hashed, and the log of the notifications sent to them. (The games each
+has joined are a projection of the streams: `player_games.py`.)
 
 Keys: `<prefix>:player:<id>` (a hash), `<prefix>:player-keys` (key digest -> id),
-`<prefix>:player:<id>:deliveries` (the notifications sent, newest first, capped). The
-key is shown once, at registration or rotation; only its SHA-256 is kept. The webhook
-secret signs the notifications sent to the player's URL, so it is kept as it is.
+`<prefix>:player-email:<digest of the address in lower case>` (a set of player ids),
+`<prefix>:player:<id>:deliveries` (the notifications sent, newest first, capped). A key
+is shown once, when it is made; only its SHA-256 is kept. The webhook secret signs the
+notifications sent to the player's URL, so it is kept as it is.
 
-The index of keys and a player's hash may be on two nodes of a cluster, so they are
-written one after the other, never in one transaction: the player's `key_hash` is the
-truth, and a key that the index maps to a player whose hash holds another opens
-nothing (`by_key`). A crash between two writes leaves at worst an entry that opens
-nothing.
+A player has a key per device. The one made at registration is the device `first`,
+its digest in the hash's `key_hash` (as players registered before there were devices
+have it); each other device `<d>` has `key_hash:<d>` and `device:<d>` (its name and
+creation time, JSON) in the same hash.
+
+The indexes (of keys, of email addresses) and a player's hash may be on two nodes of a
+cluster, so they are written one after the other, never in one transaction: the
+player's hash is the truth. A key opens the player the index names only if one of the
+player's key fields holds its digest (`holder`), and an address finds only players
+whose hash holds it (`by_email`); so an index entry is written before the hash says
+so, and removed after the hash stopped saying so, and a crash between two writes
+leaves at worst an entry that opens or finds nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +34,7 @@ from datetime import datetime
 import redis
 
 from .connection import redis_errors
-from .errors import UnknownPlayer
+from .errors import UnknownDevice, UnknownPlayer
 from .store import utc_now
 
 
@@ -48,6 +56,27 @@ class Player:
     webhook_url: str | None
     webhook_secret: str
     created_at: datetime
+
+
+FIRST_DEVICE = "first"  # the device of the key made at registration
+FIRST_DEVICE_NAME = "first key"
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """A device of a player: one key (stored hashed), named by the player."""
+
+    id: str
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class KeyHolder:
+    """Whose key a key is: the player's, and which of their devices."""
+
+    player: Player
+    device_id: str
 
 
 # What became of one attempt to deliver a notification.
@@ -75,6 +104,14 @@ class Delivery:
     at: datetime
 
 
+# KEYS: a player's hash.  ARGV: a key field, the digest it must hold, the new digest.
+SWITCH_KEY = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+return 1
+"""
+
+
 class PlayerStore:
     """Players in Redis, next to the games of a `GameStore` with the same prefix."""
 
@@ -83,9 +120,13 @@ class PlayerStore:
         self._prefix = prefix
         self._clock = clock
         self._keys = f"{prefix}:player-keys"
+        self._switch_key = client.register_script(SWITCH_KEY)
 
     def _key(self, player_id: str, *suffix: str) -> str:
         return ":".join((f"{self._prefix}:player:{player_id}", *suffix))
+
+    def _email_key(self, email: str) -> str:
+        return f"{self._prefix}:player-email:{digest(email.lower())}"
 
     def register(
         self, name: str, email: str | None = None, webhook_url: str | None = None
@@ -108,7 +149,9 @@ class PlayerStore:
             "key_hash": digest(key),
             "created_at": player.created_at.isoformat(),
         }
-        with redis_errors():  # the player first: a key that finds nobody opens nothing
+        with redis_errors():  # the indexes point at nobody until the player is written
+            if email:
+                self._redis.sadd(self._email_key(email), player.id)
             self._redis.hset(self._key(player.id), mapping=fields)
             self._redis.hset(self._keys, digest(key), player.id)
         return player, key
@@ -118,15 +161,7 @@ class PlayerStore:
             fields = self._redis.hgetall(self._key(player_id))
         if not fields:
             raise UnknownPlayer(player_id)
-        fields = {name.decode(): value.decode() for name, value in fields.items()}
-        return Player(
-            id=player_id,
-            name=fields["name"],
-            email=fields["email"] or None,
-            webhook_url=fields["webhook_url"] or None,
-            webhook_secret=fields["webhook_secret"],
-            created_at=datetime.fromisoformat(fields["created_at"]),
-        )
+        return _player(player_id, _texts(fields))
 
     def names(self, player_ids: list[str]) -> dict[str, str]:
         """The names of those of `player_ids` who are registered."""
@@ -136,34 +171,121 @@ class PlayerStore:
             names = pipe.execute()
         return {p: name.decode() for p, name in zip(player_ids, names, strict=True) if name}
 
-    def by_key(self, key: str) -> Player | None:
-        """The player whose key this is, or None."""
+    def holder(self, key: str) -> KeyHolder | None:
+        """The player whose key this is and the device it is of, or None."""
         hashed = digest(key)
         with redis_errors():
             player_id = self._redis.hget(self._keys, hashed)
-            stored = player_id and self._redis.hget(self._key(player_id.decode()), "key_hash")
-        if not stored or not hmac.compare_digest(stored.decode(), hashed):
+            fields = player_id and self._redis.hgetall(self._key(player_id.decode()))
+        if not fields:
             return None
-        return self.get(player_id.decode())
+        fields = _texts(fields)
+        device_id = None
+        for field, value in fields.items():  # every one compared: the time tells nothing
+            device = _device_of_field(field)
+            if device is not None and hmac.compare_digest(value, hashed):
+                device_id = device
+        if device_id is None:
+            return None
+        return KeyHolder(_player(player_id.decode(), fields), device_id)
+
+    def by_email(self, email: str) -> list[Player]:
+        """The players whose address is `email`, in any case."""
+        with redis_errors():
+            player_ids = sorted(
+                raw.decode() for raw in self._redis.smembers(self._email_key(email))
+            )
+            with self._redis.pipeline(transaction=False) as pipe:
+                for player_id in player_ids:
+                    pipe.hgetall(self._key(player_id))
+                found = pipe.execute()
+        players = [
+            _player(p, _texts(fields))
+            for p, fields in zip(player_ids, found, strict=True)
+            if fields
+        ]
+        return [player for player in players if (player.email or "").lower() == email.lower()]
+
+    def index_emails(self) -> int:
+        """Index every player's address again (for players registered before the index
+        was kept); answer how many were indexed."""
+        start = self._key("")
+        indexed = 0
+        with redis_errors():
+            for key in self._redis.scan_iter(match=f"{start}*", count=1000, _type="hash"):
+                player_id = _text(key).removeprefix(start)
+                email = ":" not in player_id and self._redis.hget(_text(key), "email")
+                if email:
+                    self._redis.sadd(self._email_key(email.decode()), player_id)
+                    indexed += 1
+        return indexed
 
     def update(self, player_id: str, **changes: str | None) -> Player:
         """Change name, email or webhook URL (None clears email and URL)."""
         fields = {name: value or "" for name, value in changes.items()}
-        if fields:
-            with redis_errors():
-                self._redis.hset(self._key(player_id), mapping=fields)
+        if not fields:
+            return self.get(player_id)
+        before = self.get(player_id) if "email" in changes else None
+        with redis_errors():
+            if changes.get("email"):
+                self._redis.sadd(self._email_key(changes["email"]), player_id)
+            self._redis.hset(self._key(player_id), mapping=fields)
+            old = before and before.email
+            if old and old.lower() != (changes["email"] or "").lower():
+                self._redis.srem(self._email_key(old), player_id)
         return self.get(player_id)
 
-    def rotate_key(self, player_id: str) -> str:
-        """A new key for the player; the old one opens nothing any more."""
-        key = new_secret()
+    def devices(self, player_id: str) -> list[Device]:
+        """The player's devices, oldest first."""
         with redis_errors():
-            old = self._redis.hget(self._key(player_id), "key_hash")
+            fields = _texts(self._redis.hgetall(self._key(player_id)))
+        if not fields:
+            raise UnknownPlayer(player_id)
+        devices = []
+        if fields.get("key_hash"):
+            created = datetime.fromisoformat(fields["created_at"])
+            devices.append(Device(FIRST_DEVICE, FIRST_DEVICE_NAME, created))
+        for field, value in fields.items():
+            if field.startswith("device:"):
+                about = json.loads(value)
+                created = datetime.fromisoformat(about["created_at"])
+                devices.append(Device(field.removeprefix("device:"), about["name"], created))
+        return sorted(devices, key=lambda device: device.created_at)
+
+    def add_device(self, player_id: str, name: str) -> tuple[Device, str]:
+        """A new device of the player and its key (shown once)."""
+        device = Device(secrets.token_hex(8), name, self._clock())
+        key = new_secret()
+        about = json.dumps({"name": name, "created_at": device.created_at.isoformat()})
+        fields = {_key_field(device.id): digest(key), f"device:{device.id}": about}
+        with redis_errors():  # the index first: it opens nothing until the hash holds it
             self._redis.hset(self._keys, digest(key), player_id)
-            self._redis.hset(self._key(player_id), "key_hash", digest(key))  # the switch
-            if old:
-                self._redis.hdel(self._keys, old)
-        return key
+            self._redis.hset(self._key(player_id), mapping=fields)
+        return device, key
+
+    def remove_device(self, player_id: str, device_id: str) -> None:
+        """The device's key opens nothing any more; UnknownDevice if it has none."""
+        field = _key_field(device_id)
+        with redis_errors():
+            hashed = self._redis.hget(self._key(player_id), field)
+            if not hashed:
+                raise UnknownDevice(device_id)
+            self._redis.hdel(self._key(player_id), field, f"device:{device_id}")  # the switch
+            self._redis.hdel(self._keys, hashed)
+
+    def rotate_key(self, player_id: str, device_id: str, key: str) -> str:
+        """A new key for the device whose key `key` is; `key` opens nothing any more.
+        UnknownDevice if the device was removed, or its key changed, meanwhile."""
+        new = new_secret()
+        old = digest(key)
+        with redis_errors():
+            self._redis.hset(self._keys, digest(new), player_id)
+            switch = [_key_field(device_id), old, digest(new)]
+            switched = self._switch_key(keys=[self._key(player_id)], args=switch)
+            self._redis.hdel(self._keys, old if switched else digest(new))
+        if not switched:
+            raise UnknownDevice(device_id)
+        return new
 
     def log_delivery(self, player_id: str, delivery: Delivery) -> None:
         """Add an attempt to the player's delivery log, dropping the oldest beyond
@@ -180,6 +302,37 @@ class PlayerStore:
         with redis_errors():
             raw = self._redis.lrange(self._key(player_id, "deliveries"), 0, -1)
         return [_delivery(json.loads(entry)) for entry in raw]
+
+
+def _texts(fields: dict[bytes, bytes]) -> dict[str, str]:
+    return {name.decode(): value.decode() for name, value in fields.items()}
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _player(player_id: str, fields: dict[str, str]) -> Player:
+    return Player(
+        id=player_id,
+        name=fields["name"],
+        email=fields["email"] or None,
+        webhook_url=fields["webhook_url"] or None,
+        webhook_secret=fields["webhook_secret"],
+        created_at=datetime.fromisoformat(fields["created_at"]),
+    )
+
+
+def _key_field(device_id: str) -> str:
+    """The field of a player's hash that holds the digest of the device's key."""
+    return "key_hash" if device_id == FIRST_DEVICE else f"key_hash:{device_id}"
+
+
+def _device_of_field(field: str) -> str | None:
+    """The device whose key's digest the field holds, None for another field."""
+    if field == "key_hash":
+        return FIRST_DEVICE
+    return field.removeprefix("key_hash:") if field.startswith("key_hash:") else None
 
 
 def _delivery(fields: dict) -> Delivery:

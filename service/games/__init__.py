@@ -23,6 +23,7 @@ from service.events import (
     STATUSES,
     TIMEOUT_POLICIES,
     Delivery,
+    Device,
     Game,
     GameSummary,
     LobbyPage,
@@ -36,6 +37,7 @@ from .changes import Change, changed, rebuild
 from .claim import DEADLINES, REMINDERS, Claim
 from .errors import (
     CorruptGame,
+    EmailNotConfigured,
     Failed,
     GameError,
     GameNotOver,
@@ -51,12 +53,16 @@ from .errors import (
     StoreUnavailable,
     TooManyWatches,
     Unauthorized,
+    UnknownDevice,
     UnknownGame,
     UnknownPlayer,
     UnknownStep,
+    WrongCode,
     WrongInvite,
+    WrongToken,
 )
 from .history import Audit, EventLog, LoggedEvent, Step, audit, event_log, replay
+from .inbox import ending_body
 from .jobs import Jobs
 from .live import (
     GAME,
@@ -89,7 +95,21 @@ from .play import (
     rematch,
     resign,
 )
-from .players import Inbox, deliveries, inbox, profile, register, rotate_key, update
+from .players import (
+    Devices,
+    Inbox,
+    add_device,
+    deliveries,
+    devices,
+    inbox,
+    index_emails,
+    profile,
+    register,
+    register_seat,
+    remove_device,
+    rotate_key,
+    update,
+)
 from .ratings import (
     FIGURES,
     Leaderboard,
@@ -100,6 +120,7 @@ from .ratings import (
     rating_change,
 )
 from .server import Readiness, count_request, health, lobby, readiness
+from .sign_in import SignedIn, ask_sign_in, by_email_here, send_sign_in, sign_in_with_code
 
 __all__ = [
     "AI",
@@ -130,6 +151,9 @@ __all__ = [
     "CorruptGame",
     "Created",
     "Delivery",
+    "Device",
+    "Devices",
+    "EmailNotConfigured",
     "EventLog",
     "Failed",
     "Game",
@@ -160,28 +184,38 @@ __all__ = [
     "Rematch",
     "SeatUnavailable",
     "Seen",
+    "SignedIn",
     "StaleVersion",
     "Standing",
     "Step",
     "StoreUnavailable",
     "TooManyWatches",
     "Unauthorized",
+    "UnknownDevice",
     "UnknownGame",
     "UnknownPlayer",
     "UnknownStep",
     "Update",
+    "WrongCode",
     "WrongInvite",
+    "WrongToken",
+    "add_device",
+    "ask_sign_in",
     "audit",
+    "by_email_here",
     "changed",
     "come_back",
     "count_request",
     "create",
     "deliver",
     "deliveries",
+    "devices",
+    "ending_body",
     "event_log",
     "fire_due_timers",
     "health",
     "inbox",
+    "index_emails",
     "join",
     "leaderboard",
     "lobby",
@@ -194,11 +228,15 @@ __all__ = [
     "readiness",
     "rebuild",
     "register",
+    "register_seat",
     "rematch",
+    "remove_device",
     "replay",
     "resign",
     "rotate_key",
     "seated",
+    "send_sign_in",
+    "sign_in_with_code",
     "sweep",
     "update",
     "watch",

@@ -2,7 +2,8 @@
 
 Each is 256 random bits from `secrets`, shown once and stored only as its SHA-256,
 compared in constant time. A seat token opens exactly one seat of one game; a player
-key opens the player's own seats and inbox; elsewhere they open nothing. The API
+key (each device of a player has one) opens the player's own seats and inbox;
+elsewhere they open nothing. The API
 reads them from `Authorization: Bearer`, never from a URL, and hands them here.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import hmac
 
-from service.events import Game, Player, digest
+from service.events import Game, KeyHolder, Player, digest
 
 from .claim import Claim
 from .errors import Unauthorized
@@ -22,13 +23,19 @@ def matches(secret: str, stored_digest: str | None) -> bool:
 
 
 def player_of(claim: Claim, key: str | None) -> Player | None:
-    """The registered player whose key this is, or None."""
-    return None if key is None else claim.players.by_key(key)
+    """The registered player whose key (of any of their devices) this is, or None."""
+    holder = None if key is None else claim.players.holder(key)
+    return None if holder is None else holder.player
 
 
 def me(claim: Claim, key: str | None) -> Player:
     """The player whose key this is; Unauthorized if none."""
-    holder = player_of(claim, key)
+    return my_device(claim, key).player
+
+
+def my_device(claim: Claim, key: str | None) -> KeyHolder:
+    """The player whose key this is, and the device it is of; Unauthorized if none."""
+    holder = None if key is None else claim.players.holder(key)
     if holder is None:
         raise Unauthorized("send your player key as `Authorization: Bearer <key>`")
     return holder

@@ -18,6 +18,7 @@ from service.events import (
     GameAborted,
     GameResigned,
     SeatJoined,
+    SeatRegistered,
     SeatReturned,
     TurnTimedOut,
 )
@@ -99,6 +100,8 @@ def event_words(event: Event) -> str:
         return f"seat {event.seat}'s player is back"
     if isinstance(event, SeatJoined):
         return f"{event.name} took seat {event.seat}"
+    if isinstance(event, SeatRegistered):
+        return f"seat {event.seat} now belongs to a registered player"
     if isinstance(event, GameAborted):
         return f"the game was aborted: {event.reason}"
     return "the game was created"

@@ -24,6 +24,7 @@ from service.events import (
     Game,
     RatedResult,
     SeatJoined,
+    SeatRegistered,
     fold,
 )
 
@@ -62,12 +63,19 @@ def _is_decision(event: Event) -> bool:
 
 
 def _player_games(claim: Claim, change: Change) -> None:
-    """A registered player who takes a seat has the game in their inbox."""
+    """A registered player who takes a seat, or has a seat registered to them, has the
+    game in their inbox."""
     events = change.events
-    if events is None or any(isinstance(e, SeatJoined) and e.player for e in events):
+    if events is None or any(_gives_a_player_a_seat(e) for e in events):
         for seat in change.game.seats:
             if seat.player is not None:
                 claim.player_games.add(seat.player, change.game.id, seat.joined_at)
+
+
+def _gives_a_player_a_seat(event: Event) -> bool:
+    return isinstance(event, SeatRegistered) or (
+        isinstance(event, SeatJoined) and event.player is not None
+    )
 
 
 def _ratings(claim: Claim, change: Change) -> None:

@@ -28,6 +28,7 @@ from service.events import (
     Ratings,
     Rematches,
     RequestCounts,
+    SignIns,
     Timers,
     Watchers,
     WatchLeases,
@@ -57,6 +58,7 @@ class Claim:
     ratings: Ratings
     rematches: Rematches
     request_counts: RequestCounts
+    sign_ins: SignIns
     watchers: Watchers  # this process's long-polls and live streams, by game
     watch_leases: WatchLeases
     jobs: Jobs | None
@@ -88,6 +90,7 @@ class Claim:
             ratings=Ratings(client, prefix),
             rematches=Rematches(client, prefix),
             request_counts=RequestCounts(client, prefix),
+            sign_ins=SignIns(client, prefix),
             watchers=Watchers(client, prefix, store),
             watch_leases=WatchLeases(client, prefix),
             jobs=Jobs(queues(config, client), prefix) if jobs else None,

@@ -45,6 +45,18 @@ class WrongInvite(Refused):
     """The invite is not the seat's."""
 
 
+class WrongToken(Refused):
+    """The token sent (in a body, not as the credential) does not open the seat."""
+
+
+class WrongCode(Refused):
+    """The sign-in code is wrong, used already, or expired."""
+
+
+class EmailNotConfigured(Refused):
+    """The server sends no email (no SMTP server set)."""
+
+
 class NotYourTurn(Refused):
     """Another seat is to act."""
 
@@ -55,6 +67,10 @@ class UnknownGame(Refused):
 
 class UnknownPlayer(Refused):
     """No registered player (or AI level) has this id."""
+
+
+class UnknownDevice(Refused):
+    """The player has no device with this id."""
 
 
 class UnknownStep(Refused):
@@ -134,6 +150,8 @@ def translated(error: Exception) -> GameError | None:
         return UnknownStep(str(error))
     if isinstance(error, events.UnknownPlayer):
         return Unauthorized("no such player")
+    if isinstance(error, events.UnknownDevice):
+        return UnknownDevice(f"you have no device {error.device_id!r}")
     if isinstance(error, events.CorruptEvent):
         return CorruptGame(f"game {error.game_id}: event {error.version} is corrupt")
     if isinstance(error, events.StoreUnavailable):

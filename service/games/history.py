@@ -33,7 +33,7 @@ from .errors import GameNotOver, UnknownStep, use_case
 class Step:
     """The game after one step, as `seat` may see it."""
 
-    step: int  # 0: the deal; then each decision, resignation or timeout
+    step: int  # 0: the deal; then each event after it (a decision, a timeout...)
     last_step: int
     game: Game  # at that step
     account: tuple[str, ...]  # what the step did, in words
@@ -49,8 +49,8 @@ def replay(claim: Claim, game_id: str, step: int, token: str | None = None) -> S
     seat = seat_or_public(claim, game, token)
     if game.status == OPEN:
         raise UnknownStep(f"game {game_id} is not dealt yet")
-    # Seats are all taken before the deal: the deal is at version 1 + human seats.
-    dealt = 1 + sum(isinstance(record.event, SeatJoined) for record in records)
+    # Seats are all taken before the deal: the deal is at the version of the last join.
+    dealt = max((r.version for r in records if isinstance(r.event, SeatJoined)), default=1)
     last = game.version - dealt
     if not 0 <= step <= last:
         raise UnknownStep(f"game {game_id} has steps 0 to {last}, not {step}")
@@ -87,7 +87,7 @@ class EventLog:
 def event_log(claim: Claim, game_id: str, after: int = 0) -> EventLog:
     """The game's events after version `after`: the deck and salt are left out until
     the game has ended, and the hashes of invites and tokens, and the players a seat
-    belongs to, always."""
+    belongs to (joined or registered), always."""
     records = claim.store.read(game_id)
     game = fold(game_id, records)
     ended = game.ending is not None

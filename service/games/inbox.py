@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from service.events import RUNNING, Game
+from service.events import FINISHED, RUNNING, Game
 
 from .account import event_words
 from .claim import Claim
@@ -27,4 +27,33 @@ def inbox_entry(claim: Claim, game: Game, seat: int) -> dict:
         "last": event_words(last),
         "version": game.version,
         "updated_at": game.updated_at,
+        "seats": [
+            {"seat": n, "kind": s.kind, "level": s.level, "name": s.name}
+            for n, s in enumerate(game.seats)
+        ],
+        "ending": ending_body(game),
+        "rematch": claim.rematches.of(game.id) if game.status == FINISHED else None,
+        "you_won": _won(game, seat),
     }
+
+
+def ending_body(game: Game) -> dict | None:
+    """How `game` ended, as its view and the inbox tell it: why, the seat that resigned
+    or forfeited, the winning sides and their seats; None while it has not."""
+    ending = game.ending
+    if ending is None:
+        return None
+    sides = game.settings.sides
+    return {
+        "reason": ending.reason,
+        "seat": ending.seat,
+        "winners": list(ending.winners),
+        "winning_seats": [seat for side in ending.winners for seat in sides[side]],
+    }
+
+
+def _won(game: Game, seat: int) -> bool | None:
+    """Whether `seat`'s side won `game`; None before the end, or for a draw or an abort."""
+    if game.ending is None or not game.ending.winners:
+        return None
+    return game.settings.side_of(seat) in game.ending.winners

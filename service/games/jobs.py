@@ -1,8 +1,9 @@
-"""The jobs the application asks of the workers, through RQ: AI turns (queue `ai`)
-and notifications (queue `webhooks`).
+"""The jobs the application asks of the workers, through RQ: AI turns (queue `ai`),
+notifications and sign-in emails (queue `webhooks`).
 
 A job carries ids only, `(game id, version)`, and for a notification the kind, the
-player and the channel: never a card, a hand or a deck. A job is named by the string
+player and the channel, for a sign-in email the player and a random nonce: never a
+card, a hand, a deck or a secret. A job is named by the string
 of its function (`workers.jobs.*`), so this package imports nothing of `workers`.
 RQ runs a job at least once; the event store makes it count once (`ids.py`).
 """
@@ -21,6 +22,8 @@ WEBHOOKS = "webhooks"
 AI_RETRY = Retry(max=5, interval=[1, 2, 4, 8, 16])  # seconds
 # Four times longer each time: the last try comes about 1.4 hours after the first.
 DELIVERY_RETRY = Retry(max=5, interval=[15, 60, 240, 960, 3840])
+# A sign-in link is asked for by someone waiting for it: soon, or not at all.
+SIGN_IN_RETRY = Retry(max=2, interval=[15, 60])
 AGAIN = "-again"  # the end of the id of a job that a sweep enqueued again
 
 
@@ -90,6 +93,20 @@ class Jobs:
             job_id=job_id,
             retry=DELIVERY_RETRY,
             result_ttl=600,
+        )
+        return job_id
+
+    def sign_in(self, player_id: str, nonce: str) -> str:
+        """Enqueue the email of a sign-in link to the player, its code derived from
+        `nonce` by the worker; answer the job id."""
+        job_id = f"sign-in-{player_id}-{nonce}"
+        self.webhooks.enqueue(
+            "workers.jobs.sign_in",
+            player_id,
+            nonce,
+            job_id=job_id,
+            retry=SIGN_IN_RETRY,
+            result_ttl=60,
         )
         return job_id
 

@@ -1,17 +1,22 @@
-"""What registered players do: register, read and change their profile, rotate their
-key, read their inbox of games and the log of the notifications sent to them. Every
-use case but `register` takes the player's key as it came, and refuses without it."""
+"""What registered players do: register, read and change their profile, keep a key
+per device, make a seat they took without a key their own, read their inbox of games
+and the log of the notifications sent to them. Every use case but `register` takes the
+player's key (of any of their devices) as it came, and refuses without it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.events import Delivery, Player
+from service.events import Delivery, Device, Player, SeatRegistered, StaleVersion
 
-from .access import me
+from .access import matches, me, my_device
+from .changes import Change, follow_up
 from .claim import Claim
-from .errors import use_case
+from .errors import GameOver, SeatUnavailable, WrongToken, use_case
 from .inbox import inbox_entry
+from .play import Moved
+
+NEW_DEVICE_NAME = "another device"
 
 
 @use_case
@@ -36,8 +41,72 @@ def update(claim: Claim, key: str | None, **changes: str | None) -> Player:
 
 @use_case
 def rotate_key(claim: Claim, key: str | None) -> str:
-    """A new key for the player; the old one opens nothing any more."""
-    return claim.players.rotate_key(me(claim, key).id)
+    """A new key for the device whose key `key` is; `key` opens nothing any more, the
+    keys of the player's other devices go on working."""
+    holder = my_device(claim, key)
+    return claim.players.rotate_key(holder.player.id, holder.device_id, key)
+
+
+@dataclass(frozen=True, slots=True)
+class Devices:
+    devices: list[Device]  # oldest first
+    current: str  # the id of the device whose key asked
+
+
+@use_case
+def devices(claim: Claim, key: str | None) -> Devices:
+    """The player's devices, each with a key of its own (the key made at registration
+    is the device `first`)."""
+    holder = my_device(claim, key)
+    return Devices(claim.players.devices(holder.player.id), holder.device_id)
+
+
+@use_case
+def add_device(claim: Claim, key: str | None, name: str | None = None) -> tuple[Device, str]:
+    """A new device of the player and its key (shown once)."""
+    return claim.players.add_device(me(claim, key).id, name or NEW_DEVICE_NAME)
+
+
+@use_case
+def remove_device(claim: Claim, key: str | None, device_id: str) -> None:
+    """The device's key opens nothing any more (the key asking may be its own)."""
+    claim.players.remove_device(me(claim, key).id, device_id)
+
+
+@use_case
+def register_seat(claim: Claim, key: str | None, game_id: str, seat: int, token: str) -> Moved:
+    """Make `seat` of `game_id`, taken without a player key and opened by `token`, the
+    player's own: their keys open it from now on, the game is in their inbox, and the
+    token goes on working. Again for the same player: nothing changes."""
+    holder = me(claim, key)
+    while True:
+        game = claim.store.load(game_id)
+        spec = game.seats[seat] if seat in range(len(game.seats)) else None
+        if spec is None or not matches(token, spec.token_hash):
+            raise WrongToken(f"that is not the token of seat {seat}")
+        if spec.player == holder.id:
+            return Moved(game, seat)
+        if game.ending is not None:
+            raise GameOver("the game is over")
+        if spec.player is not None:
+            raise SeatUnavailable(f"seat {seat} is another player's")
+        if any(other.player == holder.id for other in game.seats):
+            raise SeatUnavailable("a player takes one seat of a game")
+        event = SeatRegistered(seat, holder.id)
+        try:
+            version = claim.store.append(game_id, [event], game.version)
+        except StaleVersion:
+            continue  # the game moved on meanwhile: look again
+        registered = claim.store.load(game_id, version)
+        follow_up(claim, Change(registered, (event,)))
+        return Moved(registered, seat)
+
+
+@use_case
+def index_emails(claim: Claim) -> int:
+    """Index every player's email address again, for sign-in by email (`claim
+    rebuild`: players registered before the index was kept); answer how many."""
+    return claim.players.index_emails()
 
 
 @dataclass(frozen=True, slots=True)

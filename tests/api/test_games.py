@@ -1,6 +1,7 @@
 """`/games`: create, list, join, view, long-poll, move, resign (against a real Redis)."""
 
 import itertools
+import random
 import threading
 import time
 from datetime import datetime, timedelta
@@ -8,8 +9,16 @@ from datetime import datetime, timedelta
 import pytest
 
 from service.api import create_app
-from service.domain import Settings, apply, legal_decisions, new_game, result
-from service.events import TurnTimedOut, digest
+from service.domain import (
+    Settings,
+    apply,
+    legal_decisions,
+    new_game,
+    observe,
+    result,
+    unplayable,
+)
+from service.events import DecisionMade, TurnTimedOut, digest
 from service.games import Claim
 from tests.api.factories import Table, a_deck, a_table, a_table_with_deck, an_app, created
 from tests.events.factories import FACTIONS, RoundTrips, stream_key
@@ -261,6 +270,51 @@ def test_a_seats_view_is_its_hand_from_the_deck(client, store):
     deck = a_deck(2, seed=5)
     table = a_table_with_deck(client, store, deck)
     assert table.view(1)["you"]["hand"] == [card.code for card in sorted(deck[13:26])]
+
+
+def a_seat_that_must_follow(table: Table, rng: random.Random) -> tuple[int, dict]:
+    """Random moves until the seat to act must follow and holds other cards too: that
+    seat and its `you`."""
+    while True:
+        acting = table.view()["table"]["to_act"]
+        you = table.view(acting)["you"]
+        if you["unplayable"]:
+            return acting, you
+        table.play(moves=1, rng=rng)
+
+
+def test_the_seat_to_act_is_told_which_cards_it_may_not_play_and_why(client, store):
+    table = a_table(client, 3)
+    acting, you = a_seat_that_must_follow(table, random.Random(4))
+    expected = unplayable(observe(store.load(table.game_id).state, acting))
+    assert you["unplayable"] == {card.code: reason for card, reason in expected.items()}
+    told = set(you["unplayable"])
+    plays = {move.removeprefix("play ") for move in you["legal"] if move.startswith("play ")}
+    assert told | plays == set(you["hand"]) and not told & plays
+    assert all(reason.startswith("must follow") for reason in you["unplayable"].values())
+    assert all(table.view(seat)["you"]["unplayable"] == {} for seat in {0, 1, 2} - {acting})
+
+
+def test_a_seat_an_ai_plays_or_of_a_game_over_is_told_of_no_card_it_may_not_play(client, store):
+    table = a_table(client, move_time_limit=60, timeout_policy="takeover:random")
+    seat, _ = a_seat_that_must_follow(table, random.Random(2))
+    version = table.view()["version"]
+    store.append(table.game_id, [TurnTimedOut(seat, "takeover:random")], version)
+    assert table.view(seat)["you"]["unplayable"] == {}
+    client.post(f"/games/{table.game_id}/resign", headers=table.headers(1 - seat))
+    assert table.view(seat)["you"]["unplayable"] == {}
+
+
+def test_each_seat_counts_the_decisions_an_ai_made_for_it_when_its_time_ran_out(client, store):
+    table = a_table(client, move_time_limit=60, timeout_policy="ai:random")
+    assert [seat["ai_decisions"] for seat in table.view()["seats"]] == [0, 0]
+    seat = table.view()["table"]["to_act"]
+    decision = legal_decisions(store.load(table.game_id).state)[0]
+    timed_out = [TurnTimedOut(seat, "ai:random"), DecisionMade(seat, decision, "ai:random")]
+    store.append(table.game_id, timed_out, 3)
+    view = table.view()
+    assert view["seats"][seat]["ai_decisions"] == 1
+    assert view["seats"][1 - seat]["ai_decisions"] == 0
 
 
 TAKING_A_TOKEN = [  # every endpoint that reads the caller's token, as (method, path)

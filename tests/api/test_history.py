@@ -103,6 +103,20 @@ def test_a_resignation_is_a_step(client):
     assert replay["account"] == ["seat 1 resigned: the game is over"]
 
 
+def test_a_seat_registered_to_a_player_midgame_is_a_step_that_tells_no_player(client):
+    table = a_table(client)
+    table.play(moves=1)
+    key = client.post("/players", json={"name": "Bo"}).json["key"]
+    body = {"game_id": table.game_id, "seat": 1, "token": table.tokens[1]}
+    registered = client.post("/me/seats", json=body, headers={"Authorization": f"Bearer {key}"})
+    assert registered.status_code == 200
+    replay = client.get(f"/games/{table.game_id}/replay/2").json
+    assert (replay["last_step"], replay["version"]) == (2, 5)
+    assert replay["account"] == ["seat 1 now belongs to a registered player"]
+    before = client.get(f"/games/{table.game_id}/replay/1").json["view"]
+    assert replay["view"]["table"] == before["table"]
+
+
 def test_the_event_log_leaves_out_deck_salt_and_secrets_while_the_game_runs(client):
     table = a_table(client)
     table.play(moves=2)

@@ -7,8 +7,9 @@ responses for card codes proves little. At step n a reader has not seen the card
 some positions of the deck: the other hands, the draw pile, the cards other seats drew
 or took from it, another seat's Seer peek. Shuffling the cards among exactly those
 positions gives a twin deck; a game over the twin deck with the same n decisions must
-answer that reader exactly as the game itself does, once game ids, commitments, event
-ids and times are set aside. A response that depends in any way on a card the reader
+answer that reader exactly as the game itself does (its legal decisions and the reasons
+it may not play its other cards included), once game ids, commitments, event ids and
+times are set aside. A response that depends in any way on a card the reader
 has not seen can tell the twins apart. Besides, direct checks at every step say
 plainly what went wrong when something obvious leaks: the deck, another seat's draw
 or peek, a token that opens the wrong seat, a refusal naming a card.
@@ -480,6 +481,10 @@ def assert_shows_only_what_the_reader_saw(view: dict, state: State, reader, step
         assert you["hand"] == [card.code for card in state.hands[reader]], where
         own_peek = state.seer_choice and state.peek.seat == reader
         assert you["peek"] == (state.peek.card.code if own_peek else None), where
+        # Why a card may not be played: of the reader's own cards, naming none.
+        reasons = you["unplayable"]
+        assert set(reasons) <= set(you["hand"]), f"{where}: {reasons}"
+        assert not CARD_CODE.findall(" ".join(reasons.values())), f"{where}: {reasons}"
     rounds = view["table"]["rounds"]
     for record in [*rounds, {"acquired": view["table"]["acquired"], "peek": None}]:
         for acquisition in record["acquired"]:

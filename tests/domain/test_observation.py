@@ -1,8 +1,9 @@
 """What each seat may see (RULES.md 8)."""
 
+import random
 import re
 
-from service.domain import apply, legal_decisions, observe
+from service.domain import apply, legal_decisions, observe, unplayable
 
 from .factories import SEVEN, a_game, codes, play
 
@@ -58,3 +59,56 @@ def test_the_deck_order_is_hidden_until_the_game_is_over_then_everything_is_publ
         state = apply(state, legal_decisions(state)[0])
     seen = observe(state, None)
     assert seen.deck == state.deck and seen.rounds == state.rounds and seen.result is not None
+
+
+def test_a_seat_that_must_follow_is_told_why_it_may_not_play_its_other_cards():
+    state = play(a_game(hands={0: "GO3", 1: "GO5 KN9 DO2 UN1"}), "play GO3")
+    hand = observe(state, 1).hand
+    told = unplayable(observe(state, 1))
+    assert {"KN9", "UN1"} <= {card.code for card in told}
+    assert set(told) == {card for card in hand if card.faction.code not in ("GO", "DO")}
+    assert set(told.values()) == {"must follow Goblins (or play a Doppelganger)"}
+
+
+def test_after_a_doppelganger_lead_a_seat_holding_one_is_told_it_holds_one():
+    state = play(a_game(hands={0: "DO1", 1: "DO5 GO3"}), "play DO1")
+    told = unplayable(observe(state, 1))
+    assert "GO3" in {card.code for card in told}
+    assert set(told.values()) == {"must follow Doppelgangers: you hold one"}
+
+
+def test_the_leader_and_the_seats_not_to_act_are_told_nothing():
+    state = a_game()
+    assert unplayable(observe(state, 0)) == {}  # the leader plays anything
+    assert unplayable(observe(state, 1)) == {} and unplayable(observe(state, None)) == {}
+
+
+def test_a_seat_that_must_take_a_prize_first_may_play_no_card():
+    hands = {0: "GO1", 1: "GO2", 2: "GO9"}
+    state = play(a_game(3, SEVEN, hands=hands), "play GO1", "play GO2", "play GO9")
+    seat = state.to_act
+    assert legal_decisions(state)[0].kind == "take"
+    told = unplayable(observe(state, seat))
+    assert set(told) == set(state.hands[seat])
+    assert set(told.values()) == {"take a prize first"}
+
+
+def test_a_seer_winner_may_take_a_prize_or_the_top_card_before_playing():
+    state = a_game(factions=SEERS_DECK, hands={0: "SE3", 1: "SE7"}, draw="GN1 TR4")
+    state = play(state, "play SE3", "play SE7")
+    told = unplayable(observe(state, 1))
+    assert set(told) == set(state.hands[1])
+    assert set(told.values()) == {"take a prize or the draw pile's top card first"}
+
+
+def test_the_unplayable_cards_are_the_hand_less_the_legal_plays_all_game_long():
+    state = a_game(3, SEVEN)
+    rng = random.Random(3)
+    while state.to_act is not None:
+        seen = observe(state, state.to_act)
+        plays = {decision.card for decision in seen.legal if decision.kind == "play"}
+        told = unplayable(seen)
+        assert set(told) <= set(seen.hand) and not set(told) & plays
+        if plays:
+            assert set(told) | plays == set(seen.hand)
+        state = apply(state, rng.choice(legal_decisions(state)))

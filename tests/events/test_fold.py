@@ -31,6 +31,7 @@ from service.events import (
     GameResigned,
     RejectedEvent,
     SeatJoined,
+    SeatRegistered,
     SeatReturned,
     SeatUnavailable,
     TurnTimedOut,
@@ -162,6 +163,64 @@ def test_only_an_untaken_human_seat_can_be_joined(seat, problem):
     error = _rejection(game, SeatJoined(seat, "Bo", TOKEN_HASH))
     assert isinstance(error.error, SeatUnavailable)
     assert problem in str(error)
+
+
+def test_a_registration_makes_a_seat_taken_without_a_key_the_players():
+    game = _fold(a_creation(kinds=["human", "random"]), SeatJoined(0, "Ann", TOKEN_HASH))
+    registered = then(game, SeatRegistered(0, "p-17"))
+    assert registered.seats[0] == replace(game.seats[0], player="p-17")  # the token too
+    assert (registered.state, registered.version) == (game.state, game.version + 1)
+
+
+@pytest.mark.parametrize(
+    ("events", "seat", "problem"),
+    [
+        ((), 1, "seat 1 is not a person's seat taken"),  # an AI's
+        ((), 2, "seat 2 is not a person's seat taken"),  # no such seat
+        ((SeatJoined(0, "Ann", TOKEN_HASH, "p-1"),), 0, "a registered player's already"),
+        ((SeatJoined(2, "Cy", TOKEN_HASH),), 0, "seat 0 is not a person's seat taken"),
+    ],
+)
+def test_only_a_persons_seat_taken_without_a_player_can_be_registered(events, seat, problem):
+    game = _fold(a_creation(players=3, kinds=["human", "random", "human"]), *events)
+    error = _rejection(game, SeatRegistered(seat, "p-17"))
+    assert isinstance(error.error, SeatUnavailable)
+    assert problem in str(error)
+
+
+def test_a_seat_of_a_game_over_cannot_be_registered():
+    game = _fold(a_creation(kinds=["human", "random"]), SeatJoined(0, "Ann", TOKEN_HASH))
+    error = _rejection(then(game, GameResigned(1)), SeatRegistered(0, "p-17"))
+    assert isinstance(error.error, GameOver)
+
+
+def test_a_registration_leaves_the_move_time_of_the_seat_to_act_running():
+    creation = replace(a_creation(kinds=["human", "random"]), move_time_limit=3600)
+    game = fold("g", records(creation, SeatJoined(0, "Ann", TOKEN_HASH)))
+    registered = then(game, SeatRegistered(0, "p-17"))
+    assert registered.updated_at > game.updated_at
+    assert registered.deadline == game.deadline == game.updated_at + timedelta(hours=1)
+
+
+def test_a_seat_counts_the_decisions_an_ai_made_for_it_when_its_time_ran_out():
+    creation = a_creation(kinds=["human", "human"])
+    game = fold(
+        "g", records(creation, SeatJoined(0, "Ann", TOKEN_HASH), SeatJoined(1, "Bo", TOKEN_HASH))
+    )
+    moves = _moves_to_the_end(game.state)[:6]
+    events = [replace(moves[0], timeout_policy="ai:random"), moves[1]]
+    events += [TurnTimedOut(moves[2].seat, "takeover:greedy")]
+    events += [replace(move, timeout_policy="takeover:greedy") for move in moves[2:4]]
+    events += [SeatReturned(moves[2].seat), *moves[4:]]
+    by_one = game
+    for event in events:
+        by_one = then(by_one, event)
+    at_once = then(game, *events)
+    counts = [0, 0]
+    for move in (moves[0], moves[2], moves[3]):
+        counts[move.seat] += 1
+    assert [seat.ai_decisions for seat in at_once.seats] == counts
+    assert at_once.seats == by_one.seats and sum(counts) == 3
 
 
 def test_a_resignation_ends_the_game_and_the_other_side_wins():

@@ -1,13 +1,20 @@
 """The application on the test's Redis and key prefix, with a clock the test moves;
-jobs enqueued only where a test asks for them (`claim_with_jobs`)."""
+jobs enqueued only where a test asks for them (`claim_with_jobs`, `service`); a local
+SMTP server that keeps what it is sent (`mailbox`)."""
 
+import email
+import socket
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
+from aiosmtpd.controller import Controller
 
+from service.api import create_app
 from service.config import Config
 from service.events import utc_now
 from service.games import Claim
+from workers import jobs
 
 
 class Clock:
@@ -46,3 +53,41 @@ def claim_with_jobs(redis_client, config, clock, rq_cleanup) -> Claim:
     claim = Claim.connect(config, client=redis_client, clock=clock)
     yield claim
     claim.close()
+
+
+@pytest.fixture
+def service(redis_client, config, clock, rq_cleanup, monkeypatch):
+    """`service(**settings)`: the application with these settings changed (webhooks
+    may go to 127.0.0.1 only, no email, by default) and an API client of it; the jobs
+    that `work` runs use it."""
+
+    def make(**settings) -> tuple[Claim, object]:
+        claim = Claim.connect(replace(config, **settings), client=redis_client, clock=clock)
+        monkeypatch.setattr(jobs, "_claim", claim)
+        return claim, create_app(claim=claim).test_client()
+
+    return make
+
+
+class Mailbox:
+    """An SMTP handler for aiosmtpd: keeps every message."""
+
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append((envelope.rcpt_tos, email.message_from_bytes(envelope.content)))
+        return "250 OK"
+
+
+@pytest.fixture
+def mailbox():
+    with socket.socket() as probe:  # a free port: aiosmtpd needs one named
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    box = Mailbox()
+    box.url = f"smtp://127.0.0.1:{port}"
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield box
+    controller.stop()

@@ -56,6 +56,22 @@ def test_a_registered_players_seat_puts_the_game_in_their_inbox(claim, clock):
     assert claim.player_games.of(ann.id) == [second.id, first.id]
 
 
+def test_a_seat_registered_to_a_player_puts_the_game_in_their_inbox_keeping_the_deadline(
+    claim, clock, redis_client, prefix
+):
+    game = a_game(claim, kinds=("human", "human"), move_time_limit=3600)
+    tokens = joined(claim, game)
+    deadline = claim.deadlines.due()[game.id]
+    clock.advance(600)
+    ann, key = games.register(claim, "Ann")
+    games.register_seat(claim, key, game.id, 1, tokens[1])
+    assert claim.player_games.of(ann.id) == [game.id]
+    assert claim.deadlines.due() == {game.id: deadline}  # the move time runs on
+    redis_client.delete(f"{prefix}:player:{ann.id}:games")
+    games.rebuild(claim, [game.id])
+    assert claim.player_games.of(ann.id) == [game.id]
+
+
 def test_a_move_of_people_without_move_time_or_players_to_tell_asks_nothing_of_redis(
     claim, redis_client, monkeypatch
 ):

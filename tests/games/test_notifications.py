@@ -2,7 +2,6 @@
 127.0.0.1, retries, the allowlist, reminders on a moved clock, emails to a local SMTP
 server, and the delivery log at `/me/deliveries`."""
 
-import email
 import hashlib
 import hmac
 import http.server
@@ -11,11 +10,9 @@ import re
 import socket
 import threading
 import time
-from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from aiosmtpd.controller import Controller
 from rq import SimpleWorker
 
 from service import games
@@ -27,24 +24,9 @@ from service.games.notifications import GAME_OVER, REMATCH, REMINDER, WEBHOOK, Y
 from tests.api.factories import created
 from tests.api.test_players import bearer, join, register
 from tests.games.factories import a_game, joined
-from workers import jobs
 
 CARD = re.compile(r"\b[A-Z]{2}\d{1,2}\b")
 PRIVATE_KEYS = {"hand", "hands", "deck", "salt", "follower_pile", "peek", "legal", "token"}
-
-
-@pytest.fixture
-def service(redis_client, config, clock, rq_cleanup, monkeypatch):
-    """`service(**settings)`: the application with these settings changed (webhooks
-    may go to 127.0.0.1 only, no email, by default) and an API client of it; the jobs
-    that `work` runs use it."""
-
-    def make(**settings) -> tuple[Claim, object]:
-        claim = Claim.connect(replace(config, **settings), client=redis_client, clock=clock)
-        monkeypatch.setattr(jobs, "_claim", claim)
-        return claim, create_app(claim=claim).test_client()
-
-    return make
 
 
 @pytest.fixture
@@ -94,30 +76,6 @@ def receiver():
     yield server
     server.shutdown()
     server.server_close()
-
-
-class Mailbox:
-    """An SMTP handler for aiosmtpd: keeps every message."""
-
-    def __init__(self):
-        self.messages = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append((envelope.rcpt_tos, email.message_from_bytes(envelope.content)))
-        return "250 OK"
-
-
-@pytest.fixture
-def mailbox():
-    with socket.socket() as probe:  # a free port: aiosmtpd needs one named
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    box = Mailbox()
-    box.url = f"smtp://127.0.0.1:{port}"
-    controller = Controller(box, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield box
-    controller.stop()
 
 
 def work(claim: Claim) -> None:
