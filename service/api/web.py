@@ -1,10 +1,11 @@
 """The web client: one page and its scripts, served by the API's app, for people.
 
 Every page (`/`, `/new`, `/play/<game>`, `/replay/<game>`, `/inbox`, `/leaderboard`,
-`/rules`, `/sign-in`) is the same `index.html`; its script reads the path and draws the page from the JSON API, as
-any client does, with the seat token or player key the browser keeps. Nothing here
-knows a game: the HTML and the scripts are the same for everybody, so nothing hidden
-can be in them. Every asset comes from this package (`web/`): no other host, no build.
+`/rules`, `/sign-in`) is the same `index.html`; its script reads the path and draws the
+page from the JSON API, as any client does, with the seat token or player key the
+browser keeps. Nothing here knows a game: the HTML and the scripts are the same for
+everybody, so nothing hidden can be in them. Every asset comes from this package
+(`web/`): no other host, no build.
 """
 
 from __future__ import annotations

@@ -203,11 +203,20 @@ def site(tmp_path_factory, mailbox) -> Site:
         stop(process)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        item.failed = report.failed
+    return report
+
+
 @pytest.fixture
-def new_page(browser, site):
+def new_page(request, browser, site):
     """`new_page(viewport=DESKTOP)`: a page in a browser context of its own (its own
     localStorage: a person of their own); JavaScript errors fail the test.
-    `new_page(context=page.context)`: another tab of the same browser."""
+    `new_page(context=page.context)`: another tab of the same browser. A test that
+    fails leaves a screenshot of each of its pages in tests/web/screenshots."""
     contexts, errors = [], []
 
     def make(viewport=DESKTOP, context=None, **options):
@@ -220,6 +229,11 @@ def new_page(browser, site):
         return page
 
     yield make
+    if getattr(request.node, "failed", False):
+        SCREENSHOTS.mkdir(exist_ok=True)
+        pages = [page for context in contexts for page in context.pages]
+        for n, page in enumerate(pages):
+            page.screenshot(path=SCREENSHOTS / f"failed-{request.node.name}-{n}.png", full_page=True)
     for context in contexts:
         context.close()
     assert errors == []
@@ -312,7 +326,9 @@ def screenshot(page, name: str) -> Path:
     (a blank page is one colour), counting its colours in a blank page of the browser."""
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.wait_for_timeout(400)  # the cards' short moves end
+    page.mouse.move(0, 0)  # no tip where the last click left the pointer
+    page.wait_for_function("() => !document.querySelector('.card.flying')")  # the cards landed
+    page.wait_for_timeout(300)  # and the last card played slid in
     png = page.screenshot(path=path, full_page=True)
     counter = page.context.browser.new_page()
     try:

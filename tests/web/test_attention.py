@@ -61,14 +61,14 @@ def test_the_tab_title_and_icon_say_your_turn_and_a_background_tab_notifies(site
     assert ann.locator("link[rel=icon]").get_attribute("data-turn") == "yours"
     assert bo.title() == f"Game {game_id[:8]} — Claim"
     assert click_a_decision(ann)
-    ann.wait_for_function("document.title === 'Game " + game_id[:8] + " — Claim'")
+    ann.wait_for_function("title => document.title === title", arg=f"Game {game_id[:8]} — Claim")
     assert ann.locator("link[rel=icon]").get_attribute("data-turn") == ""
     send_to_background(ann)
     assert click_a_decision(bo)  # Bo plays: now it is Ann's turn, her tab in the background
-    ann.wait_for_function("document.title === '(1) Your turn — Claim'")
+    ann.wait_for_function("() => document.title === '(1) Your turn — Claim'")
     assert ann.locator("link[rel=icon]").get_attribute("data-turn") == "yours"
     assert "%3Ccircle" in ann.locator("link[rel=icon]").get_attribute("href")  # the red dot
-    ann.wait_for_function("window.shown.length === 1")
+    ann.wait_for_function("() => window.shown.length === 1")
     [note] = ann.evaluate("window.shown")
     assert note["title"] == "Your turn — Claim" and "Bo played" in note["body"]
 

@@ -197,17 +197,19 @@ def test_the_rules_help_is_reached_by_keyboard(site, new_page):
     assert page.locator("#faction-SE").inner_text().startswith("◉ Seers")
 
 
+HAND_TOP = "document.querySelector('.hand-area').getBoundingClientRect().top + scrollY"
+
+
 def test_on_a_phone_the_hand_stays_put_as_cards_land_in_and_leave_the_trick(site, new_page):
     page, _ = a_table(site, new_page, 2, viewport=PHONE)
-    hand = page.locator(".hand-area")
-    top = hand.bounding_box()["y"]
+    top = page.evaluate(HAND_TOP)
     win_the_round(page)  # a card lands, the round ends, the finished trick shows
-    assert hand.bounding_box()["y"] == top
+    assert page.evaluate(HAND_TOP) == top
     before = version_of(page)
     page.locator(DECISIONS).first.click()  # the finished trick leaves, a card lands
     wait_for_version(page, before)
     page.wait_for_selector(".trick:not(.finished)")
-    assert hand.bounding_box()["y"] == top
+    assert page.evaluate(HAND_TOP) == top
     assert_fits(page)
 
 

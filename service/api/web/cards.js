@@ -2,13 +2,13 @@
 // colour is never the only cue), a back for what is hidden, and tips that tell a
 // faction's power on hover, focus or tap.
 import { h } from "./dom.js";
-import { FACTIONS, cardLabel, factionName, symbolOf } from "./factions.js";
+import { FACTIONS, cardLabel, factionName, shortName, symbolOf } from "./factions.js";
 
 function faceParts(code) {
   const faction = code.slice(0, 2);
   return [h("span", { class: "corner", "aria-hidden": "true" }, h("b", {}, code.slice(2)), symbolOf(faction)),
     h("span", { class: "symbol", "aria-hidden": "true" }, symbolOf(faction)),
-    h("span", { class: "fname", "aria-hidden": "true" }, factionName(faction))];
+    h("span", { class: "fname", "aria-hidden": "true" }, shortName(faction))];
 }
 
 // A card face (a list item by default); `attrs` may add classes and data.
@@ -45,6 +45,15 @@ export function withTip(target, text, cls = "") {
   target.setAttribute("aria-describedby", [target.getAttribute("aria-describedby"), id].filter(Boolean).join(" "));
   const host = h("span", { class: `tip-host ${cls}`.trim() }, target, h("span", { role: "tooltip", id, class: "tip" }, text));
   host.addEventListener("keydown", (event) => { if (event.key === "Escape") host.classList.add("tip-closed"); });
+  const keepInWindow = () => requestAnimationFrame(() => {  // near an edge, slide it in
+    const tip = host.lastElementChild;
+    tip.style.setProperty("--shift", "0px");
+    const box = tip.getBoundingClientRect();
+    const shift = Math.max(4 - box.left, 0) + Math.min(innerWidth - 4 - box.right, 0);
+    tip.style.setProperty("--shift", `${shift}px`);
+  });
+  host.addEventListener("mouseenter", keepInWindow);
+  host.addEventListener("focusin", keepInWindow);
   host.addEventListener("focusout", () => host.classList.remove("tip-closed"));
   host.addEventListener("mouseleave", () => host.classList.remove("tip-closed"));
   return host;

@@ -3,7 +3,7 @@
 import { factionChip } from "./cards.js";
 import { h, panel } from "./dom.js";
 import { factionName } from "./factions.js";
-import { Who, sideName } from "./words.js";
+import { Who, sideName, sideShort } from "./words.js";
 
 // Who leads each faction now, by the rules' count (RULES.md 7): most cards, then the
 // higher values from the top, Gnomes in front counted as they will be at the end.
@@ -25,11 +25,11 @@ function leaders(view) {
 export function factionsPanel(view, me) {
   const rows = leaders(view).map(({ faction, side, counts }) => h("tr", {},
     h("th", { scope: "row" }, factionChip(faction, view.players)),
-    h("td", {}, side == null ? "nobody" : sideName(view, side, me)),
+    h("td", {}, side == null ? "nobody" : sideShort(view, side, me)),
     h("td", {}, counts.join(" / "))));
   return panel("Factions", h("p", { class: "muted small" }, "The game goes to whoever wins the most factions. Press a faction for its power."),
     h("table", { class: "factions" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Faction"), h("th", { scope: "col" }, "Leads now"),
-      h("th", { scope: "col" }, view.players === 4 ? "Cards (team 0 / 1)" : "Cards won"))), h("tbody", {}, rows)));
+      h("th", { scope: "col" }, view.players === 4 ? "Cards, team 0 / 1" : "Cards won"))), h("tbody", {}, rows)));
 }
 
 export function resultPanel(view, me) {

@@ -6,7 +6,7 @@
 // it knows nothing of HTTP.
 import { back, face, faces } from "./cards.js";
 import { h, plural } from "./dom.js";
-import { cardLabel } from "./factions.js";
+import { cardLabel, factionName } from "./factions.js";
 import { Who, relation, seatName, teamOf, who } from "./words.js";
 
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
@@ -74,21 +74,31 @@ function trickCards(view, me, trick, entering) {
   });
 }
 
+function trickCaption(view, me, trick) {
+  if (trick.done) return `${Who(view, trick.winner, me)} won`;
+  const led = trick.plays[0]?.card.slice(0, 2);
+  if (led) return `${factionName(led)} led`;
+  return view.table.to_act === me ? "Your lead" : `${seatName(view, view.table.to_act)} leads`;
+}
+
+// The middle of the table: the draw pile, the prize(s) turned up beside it (and the
+// top card a Seer showed you), the trick in front of the seats, the Trolls set aside.
 function middle(view, me, trick, entering) {
   const table = view.table;
+  const peek = view.you?.peek;
   const prizes = table.phase === 1
     ? h("div", { class: "prizes" }, h("span", { class: "label" }, table.prizes.length > 1 ? "Prizes" : "Prize"),
       h("div", { class: "row" }, table.prizes.map((code) => face(code, { tag: "div", label: `prize: ${cardLabel(code)}`, cls: "prize", "data-card": code }))))
-    : h("div", { class: "prizes" }, h("span", { class: "label" }, "Phase 2"), h("p", { class: "phase2" }, "Winning the factions"));
-  const peek = view.you?.peek;
+    : h("p", { class: "phase2" }, "Phase 2: winning the factions");
   return h("div", { class: "middle" },
     h("div", { class: "stock" },
-      back(table.draw_pile_size, `${plural(table.draw_pile_size, "card")} in the draw pile`, "pile-draw"),
-      h("span", { class: "label" }, `Draw pile · discard ${table.discard.length}`),
-      peek ? h("div", { class: "peek" }, face(peek, { tag: "div", label: `top of the draw pile, seen only by you: ${cardLabel(peek)}`, cls: "seen" }),
-        h("span", { class: "label" }, "Top card: only you see it")) : null),
+      h("div", { class: "draw" }, back(table.draw_pile_size, `${plural(table.draw_pile_size, "card")} in the draw pile`, "pile-draw"),
+        h("span", { class: "label" }, `discard ${table.discard.length}`)),
+      prizes,
+      peek ? h("div", { class: "peek" }, h("span", { class: "label" }, "Top card, seen only by you"),
+        face(peek, { tag: "div", label: `top of the draw pile, seen only by you: ${cardLabel(peek)}`, cls: "seen" })) : null),
     h("div", { class: `trick${trick.done ? " finished" : ""}`, role: "group", "aria-label": trick.done ? "the round just finished" : "cards played this round" },
-      prizes, trickCards(view, me, trick, entering)),
+      trickCards(view, me, trick, entering), h("p", { class: "trick-caption" }, trickCaption(view, me, trick))),
     table.trolls_aside.length ? h("div", { class: "aside" }, h("span", { class: "label" }, "Trolls set aside"), faces(table.trolls_aside, "Trolls set aside", "mini")) : null);
 }
 

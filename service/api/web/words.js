@@ -26,6 +26,12 @@ export function sideName(view, side, me = null) {
   return `${mine ? "your team" : `team ${side}`} (${[side, side + 2].map((seat) => who(view, seat, me)).join(" & ")})`;
 }
 
+// A side in a few words, for tables: "you", "Bo", "your team", "team 1".
+export function sideShort(view, side, me = null) {
+  if (view.players !== 4) return Who(view, side, me);
+  return me != null && teamOf(me) === side ? "your team" : `team ${side}`;
+}
+
 // How `seat` stands to the reader: "you", "partner", "opponent" (4 players), or null.
 export function relation(view, seat, me) {
   if (seat === me) return "you";

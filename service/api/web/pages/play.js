@@ -128,8 +128,10 @@ export default async function playPage(gameId) {
       const sent = { body: { move: decision, expected_version: view.version }, credential, headers: { "Idempotency-Key": idempotencyKey() } };
       const moved = await persisting(() => api("POST", `/games/${gameId}/moves`, sent), say);
       say(`You ${decisionText(decision, view.you?.peek)}.`);
+      busy = false;  // before drawing: the next decision may be this seat's too
       if (moved.view.version >= view.version) { view = moved.view; draw(); }
     } catch (error) {
+      busy = false;
       say(problemText(error));
       await refresh();
     } finally { busy = false; }
