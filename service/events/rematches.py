@@ -1,6 +1,7 @@
 """Rematches: the link from a finished game to its rematch, and the server's secret
 that derives a rematch's id and invites (so that racing callers land on one game and
-no invite is stored in the clear).
+no invite is stored in the clear), and the codes of sign-in links
+(`service/games/sign_in.py`).
 
 Keys: `<prefix>:game:{<id>}:rematch` (the rematch's id, beside the game's stream) and
 `<prefix>:server-secret` (made on first use).

@@ -352,9 +352,10 @@ class GameStore:
         """The game at a version whose seats are all taken: the one this process folded
         last if it was (no round trip; its state may be behind), else the last one.
 
-        Once every seat is taken, the seats' tokens and players never change, so this
-        is enough to tell whose a request is; a move appends at the version its client
-        names, and the append checks that version."""
+        Once every seat is taken, the seats' tokens never change, so this is enough
+        to tell whose a request is, but for a seat registered to a player since (a
+        caller whose credential opens no seat of it looks at the last version); a move
+        appends at the version its client names, and the append checks that version."""
         with self._lock:
             cached = self._cache.get(game_id)
         if cached is not None and not cached.open_seats:

@@ -3,8 +3,8 @@
 Each is 256 random bits from `secrets`, shown once and stored only as its SHA-256,
 compared in constant time. A seat token opens exactly one seat of one game; a player
 key (each device of a player has one) opens the player's own seats and inbox;
-elsewhere they open nothing. The API
-reads them from `Authorization: Bearer`, never from a URL, and hands them here.
+elsewhere they open nothing. The API reads them from `Authorization: Bearer`, never
+from a URL, and hands them here.
 """
 
 from __future__ import annotations
@@ -22,9 +22,13 @@ def matches(secret: str, stored_digest: str | None) -> bool:
     return stored_digest is not None and hmac.compare_digest(digest(secret), stored_digest)
 
 
+def _holder(claim: Claim, key: str | None) -> KeyHolder | None:
+    return None if key is None else claim.players.holder(key)
+
+
 def player_of(claim: Claim, key: str | None) -> Player | None:
     """The registered player whose key (of any of their devices) this is, or None."""
-    holder = None if key is None else claim.players.holder(key)
+    holder = _holder(claim, key)
     return None if holder is None else holder.player
 
 
@@ -35,7 +39,7 @@ def me(claim: Claim, key: str | None) -> Player:
 
 def my_device(claim: Claim, key: str | None) -> KeyHolder:
     """The player whose key this is, and the device it is of; Unauthorized if none."""
-    holder = None if key is None else claim.players.holder(key)
+    holder = _holder(claim, key)
     if holder is None:
         raise Unauthorized("send your player key as `Authorization: Bearer <key>`")
     return holder

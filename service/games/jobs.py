@@ -3,9 +3,9 @@ notifications and sign-in emails (queue `webhooks`).
 
 A job carries ids only, `(game id, version)`, and for a notification the kind, the
 player and the channel, for a sign-in email the player and a random nonce: never a
-card, a hand, a deck or a secret. A job is named by the string
-of its function (`workers.jobs.*`), so this package imports nothing of `workers`.
-RQ runs a job at least once; the event store makes it count once (`ids.py`).
+card, a hand, a deck or a secret. A job is named by the string of its function
+(`workers.jobs.*`), so this package imports nothing of `workers`. RQ runs a job at
+least once; the event store makes it count once (`ids.py`).
 """
 
 from __future__ import annotations

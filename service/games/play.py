@@ -39,7 +39,7 @@ from service.events import (
 )
 
 from . import ids, notifications
-from .access import matches, player_of, seat_opened
+from .access import matches, player_of, seat_of, seat_opened
 from .changes import Change, follow_up
 from .claim import Claim
 from .errors import (
@@ -193,7 +193,10 @@ def move(
     The same idempotency key again answers the game as that first move left it and
     appends nothing; used for another move, it is refused."""
     game = claim.store.load_seated(game_id)  # the append checks the expected version
-    seat = seat_opened(claim, game, token)
+    seat = seat_of(claim, game, token)
+    if seat is None:  # or in a seat registered to a player since this process folded it
+        game = claim.store.load(game_id)
+        seat = seat_opened(claim, game, token)
     try:
         decision = Decision.parse(move)
     except ClaimError as error:

@@ -1,13 +1,14 @@
 """Sign-in by email: a registered player with an address, on a device that has none of
 their keys, asks for a link; the link's one-time code makes that device a key.
 
-`ask_sign_in` (the request) enqueues one email per player with that address, at most one a
-minute each, and answers the same whether any player has it: nobody learns who is
-registered. The job carries the player's id and a random nonce, no secret; the worker
-(`send_sign_in`) derives the code from them with the server's secret, keeps only its digest,
-for `CODE_LIFETIME`, and emails the link `<CLAIM_PUBLIC_URL>/sign-in#code=<code>` (the
-code after `#`: no request carries it in a URL, no log shows it). `sign_in_with_code`
-uses the code up and answers a new device's key.
+`ask_sign_in` (the request) enqueues one email per player with that address, at most
+one a minute each, and answers the same whether any player has it: nobody learns who
+is registered. The job carries the player's id and a random nonce, no secret; the
+worker (`send_sign_in`) derives the code from them with the server's secret (the one
+that derives rematches, `Rematches.secret`), keeps only its digest, for
+`CODE_LIFETIME`, and emails the link `<CLAIM_PUBLIC_URL>/sign-in#code=<code>` (the code
+after `#`: no request carries it in a URL, no log shows it). `sign_in_with_code` uses
+the code up and answers a new device's key.
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ def ask_sign_in(claim: Claim, email: str) -> None:
 
 @use_case
 def send_sign_in(claim: Claim, player_id: str, nonce: str) -> bool:
-    """The worker's half of `ask_sign_in`: derive the code of `nonce`, keep its digest and email
-    the link to the player's address as it is now; False if there is none (any more)."""
+    """The worker's half of `ask_sign_in`: derive the code of `nonce`, keep its digest
+    and email the link to the player's address as it is now; False if there is none
+    (any more)."""
     player = claim.players.get(player_id)
     if not (player.email and by_email_here(claim)):
         return False
@@ -70,7 +72,7 @@ def _code(secret: bytes, player_id: str, nonce: str) -> str:
     return base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
 
 
-def sign_in_link(public_url: str, code: str) -> str:
+def _link(public_url: str, code: str) -> str:
     """The address of the sign-in page with `code` after the `#`."""
     return f"{public_url.rstrip('/')}/sign-in#code={code}"
 
@@ -81,7 +83,7 @@ def email_text(public_url: str, player: Player, code: str) -> tuple[str, str]:
     lines = [
         f"To sign in to Claim as {player.name} on a new device,",
         f"open this link on it within {minutes} minutes (it works once):",
-        sign_in_link(public_url, code),
+        _link(public_url, code),
         "If you did not ask for it, ignore this email: nothing changes.",
     ]
     return "Claim: your sign-in link", "\n".join(lines) + "\n"

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from service.events import GameAborted, SeatRegistered, digest
-from tests.api.factories import created
+from tests.api.factories import an_app, created
 from tests.api.test_games import problem
 
 
@@ -427,6 +427,22 @@ def test_racing_registrations_of_one_seat_give_it_to_exactly_one_player(client, 
     assert sorted(statuses) == [200] + [409] * 5
     events = [record.event for record in store.read(game["game_id"])]
     assert sum(isinstance(event, SeatRegistered) for event in events) == 1
+
+
+def test_a_seat_registered_moves_with_the_players_key_through_another_api_process(
+    client, redis_client, prefix
+):
+    game, token = a_guests_seat(client, seat=0)  # seat 0 leads
+    other = an_app(redis_client, prefix).test_client()  # a process with a fold of its own
+    view = other.get(f"/games/{game['game_id']}", headers=bearer(token)).json
+    key = register(client)["key"]
+    register_seat(client, key, game["game_id"], 0, token)
+    moved = other.post(
+        f"/games/{game['game_id']}/moves",
+        json={"move": view["you"]["legal"][0], "expected_version": view["version"] + 1},
+        headers={**bearer(key), "Idempotency-Key": "after-registering"},
+    )
+    assert moved.status_code == 201, moved.json
 
 
 def test_registering_a_seat_again_for_the_same_player_changes_nothing(client, store):

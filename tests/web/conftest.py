@@ -233,7 +233,8 @@ def new_page(request, browser, site):
         SCREENSHOTS.mkdir(exist_ok=True)
         pages = [page for context in contexts for page in context.pages]
         for n, page in enumerate(pages):
-            page.screenshot(path=SCREENSHOTS / f"failed-{request.node.name}-{n}.png", full_page=True)
+            path = SCREENSHOTS / f"failed-{request.node.name}-{n}.png"
+            page.screenshot(path=path, full_page=True)
     for context in contexts:
         context.close()
     assert errors == []

@@ -42,7 +42,7 @@ export default async function signInPage() {
     current ? h("p", { class: "notice" }, `This browser is signed in as ${current.name} already. Signing in replaces it.`) : null,
     h("p", {}, "On a device where you are signed in, open the inbox and press “Sign in on another device”: it gives a link and a QR code for this one. Or:"),
     byKey];
-  const email = await api("GET", "/sign-in").catch(() => ({ by_email: false }));
+  const email = await api("GET", "/sign-in/options").catch(() => ({ by_email: false }));
   if (email.by_email) {
     const address = h("input", { id: "sign-in-email", type: "email", required: true, autocomplete: "email" });
     const sent = h("div", { "aria-live": "polite" });
