@@ -74,12 +74,13 @@ class Mailbox:
         self.messages.append(message)
         return "250 OK"
 
-    def wait_for(self, to: str, patience: float = 60.0) -> email.message.Message:
-        """The first message to `to`, waiting for the server's worker to send it."""
+    def wait_for(self, to: str, containing: str, patience: float = 60.0) -> email.message.Message:
+        """The first message to `to` whose text holds `containing`, waiting for the
+        server's worker to send it."""
         give_up = time.monotonic() + patience
         while time.monotonic() < give_up:
             for message in self.messages:
-                if to in message["To"]:
+                if to in message["To"] and containing in message.get_content():
                     return message
             time.sleep(0.1)
         raise AssertionError(f"no email to {to}; sent: {[m['To'] for m in self.messages]}")
@@ -116,6 +117,8 @@ class Site:
 
     def call(self, method: str, path: str, body=None, token=None) -> dict:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if path.endswith("/moves"):
+            headers["Idempotency-Key"] = os.urandom(8).hex()
         response = requests.request(method, self.url + path, json=body, headers=headers, timeout=30)
         assert response.ok, response.text
         return response.json() if response.content else {}

@@ -75,7 +75,7 @@ def test_a_sign_in_link_by_email(site, new_page):
     laptop.fill("#sign-in-email", "eve@example.org")
     laptop.click("text=Email me a sign-in link")
     laptop.wait_for_selector("text=a sign-in link is on its way")
-    message = site.mailbox.wait_for("eve@example.org")
+    message = site.mailbox.wait_for("eve@example.org", containing="/sign-in#code=")
     [link] = re.findall(rf"{re.escape(site.url)}/sign-in#code=\S+", message.get_content())
     laptop.goto(link)
     laptop.wait_for_selector("text=Signed in as Eve")

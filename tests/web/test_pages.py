@@ -32,11 +32,13 @@ def pages(site):
     """A path of every page type, with what it needs to show something: a game being
     played (a person's seat and an AI), a finished game."""
     game_id, invites = site.game(FACTIONS, [HUMAN, "random"], arranged_deck(FACTIONS, 2, {}))
+    site.join(game_id, 0, invites[0], "Lou")
+    open_id, open_invites = site.game(FACTIONS, [HUMAN, "random"], arranged_deck(FACTIONS, 2, {}))
     finished = site.finished_ai_game()
     return {
         "lobby": "/",
         "new": "/new",
-        "join": invite_link(site, game_id, 0, invites[0]),
+        "join": invite_link(site, open_id, 0, open_invites[0]),
         "play": f"/play/{game_id}",
         "replay": f"/replay/{finished}",
         "finished": f"/play/{finished}",

@@ -87,7 +87,13 @@ def screenshot_both(page, name: str) -> None:
 
 
 def test_a_finished_round_stays_on_the_table_with_its_winner_prize_and_draw(site, new_page):
-    page, game_id = a_table(site, new_page, 2)
+    deck = arranged_deck(TWO, 2, {0: nines(TWO)})
+    game_id, invites = site.game(TWO, [HUMAN, HUMAN], deck, first_leader=1)
+    page = new_page()
+    take_seat(page, invite_link(site, game_id, 0, invites[0]), "Ann")
+    bo = site.join(game_id, 1, invites[1], "Bo")
+    site.play_for(game_id, bo)  # Bo leads; Ann follows with the 9 and wins
+    wait_for_my_turn(page)
     win_the_round(page)
     [round_] = site.call("GET", f"/games/{game_id}")["table"]["rounds"]
     assert round_["winner"] == 0
@@ -97,19 +103,19 @@ def test_a_finished_round_stays_on_the_table_with_its_winner_prize_and_draw(site
     line = page.locator("#last-round").inner_text()
     anns = next(play["card"] for play in round_["plays"] if play["seat"] == 0)
     assert f"You won round 1 with {card_label(anns)}" in line
-    assert f"prize {card_label(prize['card'])} → you" in line
-    assert "AI (random) drew a card" in line
+    assert f"prize {card_label(prize['card'])} → you" in line and "Bo drew a card" in line
     # the trick is still on the table, both cards, Ann's marked; nothing blocks her lead
     assert page.locator(".trick.finished .played").count() == 2
+    assert page.locator(".trick.finished .played.winner").get_attribute("data-seat") == "0"
     assert page.locator(".hand-area button.playable").count() == 12
     history = page.locator(".history").inner_text()
     assert f"You took the prize {card_label(prize['card'])}." in history
-    assert "AI (random) drew a card." in history
+    assert "Bo drew a card." in history
     # the next card played takes the finished round off the middle, not off the line
     before = version_of(page)
     page.locator(".hand-area button.playable").first.click()
     wait_for_version(page, before)
-    page.wait_for_selector(".trick:not(.finished)")
+    assert page.locator(".trick:not(.finished) .played").count() == 1
     assert "You won round 1" in page.locator("#last-round").inner_text()
 
 

@@ -12,10 +12,23 @@ export async function api(method, path, { body, credential, headers = {} } = {})
   const sent = { Accept: "application/json", ...headers };
   if (body !== undefined) sent["Content-Type"] = "application/json";
   if (credential) sent.Authorization = `Bearer ${credential}`;
-  const response = await fetch(path, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) });
+  let response;
+  try {
+    response = await fetch(path, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(0, { detail: "The server cannot be reached: check the connection." });
+  }
   const data = response.status === 204 ? null : await response.json().catch(() => null);
   if (!response.ok) throw new ApiError(response.status, data);
   return data;
+}
+
+// A handler of the API's errors for `.catch`: anything else is a bug, and goes on up.
+export function problemsOnly(handle) {
+  return (error) => {
+    if (!(error instanceof ApiError)) throw error;
+    return handle(error);
+  };
 }
 
 export function problemText(error) {

@@ -4,8 +4,8 @@ import { h } from "./dom.js";
 import { cardLabel } from "./factions.js";
 import { Who, roundSentences } from "./words.js";
 
-// `newFrom`: the index of the first round that is new since the last visit (null: none).
-export function historyElement(view, me, newFrom = null) {
+// `since`: the rounds played since the reader's last visit, {from, to} (null: none).
+export function historyElement(view, me, since = null) {
   const table = view.table;
   const items = [];
   let phase = 0;
@@ -14,8 +14,8 @@ export function historyElement(view, me, newFrom = null) {
       phase = round.phase;
       items.push(h("li", { class: "phase-head" }, h("h3", {}, `Phase ${phase}`)));
     }
-    const fresh = newFrom != null && index >= newFrom;
-    if (fresh && index === newFrom) items.push(h("li", { class: "since", id: "since-last-visit" }, "Since your last visit"));
+    const fresh = since != null && index >= since.from && index < since.to;
+    if (fresh && index === since.from) items.push(h("li", { class: "since", id: "since-last-visit" }, "Since your last visit"));
     items.push(h("li", { class: `round${fresh ? " new" : ""}`, "data-round": index },
       h("strong", {}, `Round ${round.number + 1}`), fresh ? h("span", { class: "badge new" }, "new") : null, " ",
       roundSentences(view, round, me).join(" ")));

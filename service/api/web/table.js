@@ -78,6 +78,7 @@ function trickCaption(view, me, trick) {
   if (trick.done) return `${Who(view, trick.winner, me)} won`;
   const led = trick.plays[0]?.card.slice(0, 2);
   if (led) return `${factionName(led)} led`;
+  if (view.table.to_act == null) return "";
   return view.table.to_act === me ? "Your lead" : `${seatName(view, view.table.to_act)} leads`;
 }
 

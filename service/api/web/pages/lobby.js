@@ -1,7 +1,7 @@
 // /: your games (the seats this browser holds and, signed in, your player's), then the
 // games waiting for players, being played and finished, filtered by player count,
 // rated or not, open to all or not; updated live.
-import { api } from "../api.js";
+import { api, problemsOnly } from "../api.js";
 import { showTurns } from "../attention.js";
 import { failure, h, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
@@ -80,9 +80,9 @@ export default async function lobbyPage() {
   });
   let pending = null;  // lobby news in a burst: one look
   live = watch({ lobby: true }, (change) => {
-    if (change.type === "game") { drawYours().catch(() => {}); return; }
+    if (change.type === "game") { drawYours().catch(problemsOnly(() => {})); return; }
     clearTimeout(pending);
-    pending = setTimeout(() => { drawLists(); if (change.type === "ready") drawYours().catch(() => {}); }, 100);
+    pending = setTimeout(() => { drawLists(); if (change.type === "ready") drawYours().catch(problemsOnly(() => {})); }, 100);
   });
   await Promise.all([drawYours().catch((error) => yours.append(failure(error))), drawLists()]);
 }

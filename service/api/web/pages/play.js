@@ -1,10 +1,10 @@
 // /play/<game>: a seat at the table (or a spectator's view of it). The state is the
 // newest view; every change redraws the page from it. Live: the browser's shared
 // connection says when the game changed, and this tab then reads its own view.
-import { api, idempotencyKey, persisting, problemText } from "../api.js";
+import { api, idempotencyKey, persisting, problemText, problemsOnly } from "../api.js";
 import { attentionControls, showTurns, yourTurnNow } from "../attention.js";
 import { clockFace, failure, h, panel, plural, say, shortId, show } from "../dom.js";
-import { factionName } from "../factions.js";
+import { cardLabel, factionName } from "../factions.js";
 import { handElement } from "../hand.js";
 import { historyElement } from "../history.js";
 import { watch } from "../live.js";
@@ -105,7 +105,7 @@ export default async function playPage(gameId) {
   let myTurnBefore = false;
   let live = null;
   const visit = lastVisit(gameId);
-  let newFrom = null;  // the first round new since the last visit
+  let sinceLastVisit = null;  // the rounds played since then: {from, to}, for this visit
 
   async function refresh() {
     let fresh;
@@ -180,9 +180,10 @@ export default async function playPage(gameId) {
     const turn = over(view) ? "The game is over." : view.status === "open" ? "Waiting for players to take their seats."
       : myTurn ? (view.you.legal.some((d) => d.startsWith("take")) ? "Your turn: choose what to take." : "Your turn: play a card.")
         : `${seatName(view, toAct)} to play${relation(view, toAct, me) === "partner" ? " (your partner)" : ""}.`;
-    if (table && newFrom == null && visit && visit.version < view.version && visit.rounds < table.rounds.length) newFrom = visit.rounds;
-    const since = newFrom != null && !shown
-      ? h("p", { class: "notice since-banner" }, `Since your last visit: ${plural(table.rounds.length - newFrom, "round")} played. `, h("a", { href: "#since-last-visit" }, "See the moves"))
+    if (table && !shown && visit && visit.rounds < table.rounds.length) sinceLastVisit = { from: visit.rounds, to: table.rounds.length };
+    const since = sinceLastVisit
+      ? h("p", { class: "notice since-banner" }, `Since your last visit: ${plural(sinceLastVisit.to - sinceLastVisit.from, "round")} played. `,
+        h("a", { href: "#since-last-visit" }, "See the moves"))
       : null;
     const entering = !shown ? table?.trick.length : shown.rounds === table?.rounds.length ? shown.trick : 0;
     const left = table
@@ -197,11 +198,12 @@ export default async function playPage(gameId) {
       since, standInNotice(view, me, () => act(`seats/${me}/return`, "Your seat is yours again.")), resultPanel(view, me),
       h("div", { class: "play-layout" },
         h("div", { class: "play-main" }, left),
-        h("div", { class: "play-side" }, table ? factionsPanel(view, me) : null, table ? historyElement(view, me, newFrom) : null,
+        h("div", { class: "play-side" }, table ? factionsPanel(view, me) : null, table ? historyElement(view, me, sinceLastVisit) : null,
           panel("At the table", actions(me), me != null && !over(view) ? attentionControls() : null))));
     tick();
     const moves = document.querySelector(".history");
-    if (moves && movesAtEnd && !(newFrom != null && !shown)) moves.scrollTop = moves.scrollHeight;
+    if (moves && !shown && sinceLastVisit) moves.scrollTop = document.getElementById("since-last-visit").offsetTop - moves.offsetTop;
+    else if (moves && movesAtEnd) moves.scrollTop = moves.scrollHeight;
     const again = focused && document.querySelector(`main [aria-label="${CSS.escape(focused)}"]`);
     if (again) again.focus();
     else if (focused?.startsWith("Play ") || focused?.startsWith("Take ")) {  // the card is gone: stay in the hand
@@ -210,8 +212,9 @@ export default async function playPage(gameId) {
     if (shown && table && table.rounds.length > shown.rounds) flyTaken(table.rounds.at(-1));
     showTurns(myTurn ? 1 : 0, `Game ${shortId(gameId)}`);
     if (myTurn && !myTurnBefore && shown) {
-      const last = table.trick.at(-1);
-      yourTurnNow(last ? `${seatName(view, last.seat)} played; your turn in game ${shortId(gameId)}.` : `Your turn in game ${shortId(gameId)}.`, gameId);
+      const last = table.trick.at(-1) ?? table.rounds.at(-1)?.plays.at(-1);
+      const news = last && last.seat !== me ? `${seatName(view, last.seat)} played ${cardLabel(last.card)}. ` : "";
+      yourTurnNow(`${news}Your turn in game ${shortId(gameId)}.`, gameId);
       say("Your turn.");
     }
     myTurnBefore = myTurn;
@@ -225,13 +228,13 @@ export default async function playPage(gameId) {
   document.addEventListener("visibilitychange", () => {
     if (document.hidden) return;
     if (view?.table) keepVisit(gameId, { version: view.version, rounds: view.table.rounds.length });
-    refresh().catch(() => {});
+    refresh().catch(problemsOnly(() => {}));
   });
   // Live: the shared connection tells a new version (or, for a game over, that its
   // rematch or ratings came); this tab then reads its own view with its credential.
   live = watch({ games: [gameId] }, (change) => {
     if (change.type === "ready" || (change.type === "game" && change.game_id === gameId && (change.version > view.version || over(view)))) {
-      refresh().catch((error) => say(problemText(error)));
+      refresh().catch(problemsOnly((error) => say(problemText(error))));
     }
   });
 }

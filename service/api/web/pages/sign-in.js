@@ -20,6 +20,8 @@ async function signedIn(key, how) {
 export default async function signInPage() {
   const secrets = new URLSearchParams(location.hash.slice(1));
   history.replaceState(null, "", "/sign-in");
+  addEventListener("hashchange", signInPage, { once: true });  // a link opened on this very page
+  let trouble = null;
   try {
     if (secrets.get("key")) return await signedIn(secrets.get("key"), "This device is signed in with the link of your other device.");
     if (secrets.get("code")) {
@@ -27,7 +29,7 @@ export default async function signInPage() {
       return await signedIn(made.key, "This device is signed in with the link of your email.");
     }
   } catch (error) {
-    show(h("h1", {}, "Sign in"), failure(error), h("p", {}, "The link may be old or used already: ask for a new one below."));
+    trouble = [failure(error), h("p", {}, "The link may be old or used already: ask for a new one below.")];
   }
   const current = player();
   const key = h("input", { id: "key", autocomplete: "off", required: true, spellcheck: "false" });
@@ -38,7 +40,7 @@ export default async function signInPage() {
     event.preventDefault();
     try { await signedIn(key.value.trim(), "Signed in with your key."); } catch (error) { note.replaceChildren(failure(error)); }
   });
-  const sections = [h("h1", {}, "Sign in"),
+  const sections = [h("h1", {}, "Sign in"), trouble,
     current ? h("p", { class: "notice" }, `This browser is signed in as ${current.name} already. Signing in replaces it.`) : null,
     h("p", {}, "On a device where you are signed in, open the inbox and press “Sign in on another device”: it gives a link and a QR code for this one. Or:"),
     byKey];
