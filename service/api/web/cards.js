@@ -26,10 +26,11 @@ export function faceButton(code, { label, onclick, disabledReason = null, idle =
     "aria-label": label, "aria-disabled": disabledReason ? "true" : null, onclick, ...attrs }, faceParts(code));
 }
 
-// A face-down pile: a card back and how many cards it holds.
-export function back(count, label, cls = "") {
+// A face-down pile: a card back, how many cards it holds and what they are ("in hand").
+export function back(count, label, caption, cls = "") {
   return h("div", { class: `pile ${cls}`.trim(), role: "img", "aria-label": label },
-    h("span", { class: "card back", "aria-hidden": "true" }), h("span", { class: "count", "aria-hidden": "true" }, count));
+    h("span", { class: "card back", "aria-hidden": "true" }),
+    h("span", { class: "count", "aria-hidden": "true" }, h("b", {}, count), ` ${caption}`));
 }
 
 export function faces(codes, label, cls = "") {

@@ -54,10 +54,11 @@ function seatBox(view, seat, me) {
     h("div", { class: "piles" },
       seat === me && !hand ? null : hand
         ? h("div", { class: "open-hand" }, h("span", { class: "label" }, "Hand"), faces(hand, `hand of ${name}`, "mini"))
-        : back(table.hand_sizes[seat], `${plural(table.hand_sizes[seat], "card")} in ${name}'s hand`, "pile-hand"),
+        : back(table.hand_sizes[seat], `${plural(table.hand_sizes[seat], "card")} in ${name}'s hand`, "in hand", "pile-hand"),
       followers
         ? h("div", { class: "open-hand" }, h("span", { class: "label" }, "Followers"), faces(followers, `followers of ${name}`, "mini"))
-        : back(table.follower_pile_sizes[seat], `${plural(table.follower_pile_sizes[seat], "follower")} of ${name}`, "pile-followers")),
+        : back(table.follower_pile_sizes[seat], `${plural(table.follower_pile_sizes[seat], "follower")} of ${name}`,
+          table.follower_pile_sizes[seat] === 1 ? "follower" : "followers", "pile-followers")),
     h("div", { class: "score" }, h("span", { class: "label" }, `Score pile (${table.score_piles[seat].length})`),
       table.score_piles[seat].length ? faces(table.score_piles[seat], `score pile of ${name}`, "mini") : null,
       table.gnomes_in_front[seat].length
@@ -93,7 +94,7 @@ function middle(view, me, trick, entering) {
     : h("p", { class: "phase2" }, "Phase 2: winning the factions");
   return h("div", { class: "middle" },
     h("div", { class: "stock" },
-      h("div", { class: "draw" }, back(table.draw_pile_size, `${plural(table.draw_pile_size, "card")} in the draw pile`, "pile-draw"),
+      h("div", { class: "draw" }, back(table.draw_pile_size, `${plural(table.draw_pile_size, "card")} in the draw pile`, "left", "pile-draw"),
         h("span", { class: "label" }, `discard ${table.discard.length}`)),
       prizes,
       peek ? h("div", { class: "peek" }, h("span", { class: "label" }, "Top card, seen only by you"),
