@@ -49,7 +49,7 @@ from .fold import (
     apply_event,
     fold,
 )
-from .lobby import GameSummary, Lobby, LobbyPage
+from .lobby import GameSummary, Lobby, LobbyFilter, LobbyPage
 from .model import (
     AI,
     AI_DECIDES,
@@ -141,6 +141,7 @@ __all__ = [
     "Heard",
     "InvalidEvent",
     "Lobby",
+    "LobbyFilter",
     "LobbyPage",
     "NewsWaiter",
     "Played",
