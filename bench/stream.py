@@ -1,8 +1,8 @@
 """Idle watchers by the thousand: what they cost `claim serve`, and how soon a change
 reaches every one of them.
 
-    .venv/bin/python bench/stream.py [--watchers 10000] [--seconds 10] [--workers 2]
-                                     [--fanout 1x1000,1000x10] [--moves 30]
+    .venv/bin/python bench/stream.py [--watchers 10000] [--changes 10000] [--seconds 10]
+                                     [--workers 2] [--fanout 1x1000,1000x10] [--moves 30]
 
 Starts `claim serve` as bench/api.py does (REDIS_URL if set, else an embedded Redis;
 the rate limit and the per-address cap of live watchers raised, as every client here
@@ -13,7 +13,12 @@ comes from 127.0.0.1), then:
    asked again when answered), on 100 games nobody plays. With no watcher, then with
    all of them open: `/healthz` and moves with 8 clients (bench/api.py's measurements,
    in turns), the memory of gunicorn's processes (per idle watcher: the difference over
-   the count) and the Redis connections.
+   the count) and the Redis connections. Then the same (each kind on a `claim serve`
+   of its own, beside its own figures without) with `--changes` idle streams
+   of changes (`GET /changes`, as a browser's shared worker holds one), each watching
+   `CHANGES_GAMES` of those games (`changes`); then as many watching the lobby too
+   (`+lobby`), which the moves' new games change: each stream is told at most every
+   2 s, so they send `--changes` / 2 events a second while the lobby moves.
 2. Fan-out, for each `GxW` of `--fanout`: G games of two people, each watched by W live
    streams; `--moves` moves posted one at a time, each to a game in turn; for each, the
    delay from posting it to each of its game's watchers reading its event: p50, p99,
@@ -45,6 +50,7 @@ from tqdm import tqdm
 from service.events import GameStore
 
 IDLE_GAMES = 100
+CHANGES_GAMES = 10  # games each idle stream of changes watches
 LONG_POLL = 60  # seconds a long-poll waits
 EVENT_ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
 SETTINGS = {"CLAIM_WATCH_CAP": "1000000"}
@@ -93,6 +99,21 @@ async def stream(port: int, game_id: str, opened: asyncio.Queue, heard=None) -> 
         writer.close()
 
 
+async def changes(port: int, game_ids: list[str], lobby: bool, opened: asyncio.Queue) -> None:
+    """A stream of changes of `game_ids` (and the lobby): tells `opened` once it is
+    ready, then reads what comes."""
+    path = f"/changes?games={','.join(game_ids)}&lobby={str(lobby).lower()}&max_seconds=3600"
+    reader, writer, _ = await _request(port, path)
+    ready = False
+    try:
+        async for chunk in _chunks(reader):
+            if not ready and b"event: ready\n" in chunk:
+                ready = True
+                opened.put_nowait(1)
+    finally:
+        writer.close()
+
+
 async def long_poll(port: int, game_id: str, version: int, opened: asyncio.Queue) -> None:
     """Long-polls of `game_id` one after the other, on one connection."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -113,8 +134,10 @@ async def long_poll(port: int, game_id: str, version: int, opened: asyncio.Queue
         writer.close()
 
 
-def hold_idle(port: int, games: list[tuple[str, int]], count: int, ready, stop) -> None:
-    """A process holding `count` idle watchers of `games` until `stop` is set."""
+def hold_idle(port: int, games: list[tuple[str, int]], kind: str, count: int, ready, stop):
+    """A process holding `count` idle watchers of `games` until `stop` is set: half
+    live streams and half long-polls (`kind` watchers), or streams of changes (and of
+    the lobby: `+lobby`)."""
     allow_open_files()
 
     async def main():
@@ -122,14 +145,22 @@ def hold_idle(port: int, games: list[tuple[str, int]], count: int, ready, stop) 
         tasks = []
         for n in range(count):
             game_id, version = games[n % len(games)]
-            if n % 2:
+            if kind != "watchers":
+                watched = [games[(n + k) % len(games)][0] for k in range(CHANGES_GAMES)]
+                lobby = kind == "+lobby"
+                tasks.append(asyncio.create_task(changes(port, watched, lobby, opened)))
+            elif n % 2:
                 tasks.append(asyncio.create_task(long_poll(port, game_id, version, opened)))
             else:
                 tasks.append(asyncio.create_task(stream(port, game_id, opened)))
             if n % 200 == 199:
                 await asyncio.sleep(0.05)  # let the server accept as they come
         for _ in range(count):
-            await opened.get()
+            while opened.empty():  # a watcher that failed to open says why
+                if failed := [task for task in tasks if task.done() and task.exception()]:
+                    raise failed[0].exception()
+                await asyncio.sleep(0.1)
+            opened.get_nowait()
         ready.set()
         while not stop.is_set():
             await asyncio.sleep(0.2)
@@ -162,8 +193,9 @@ def load(server, seconds: float, slices: int) -> dict[str, Sample]:
     return samples
 
 
-def idle(server, args) -> list[str]:
-    """Part 1: the figures with no watcher, then with `--watchers` idle ones."""
+def idle(server, args, kind: str, count: int) -> list[tuple]:
+    """Part 1 on a server of its own: the figures with no watcher, then with `count`
+    idle ones of `kind`; a row of each."""
     client, rng = Client(server.port), random.Random(1)
     store = GameStore(redis.Redis.from_url(server.redis_url), server.prefix)
     games = [
@@ -174,45 +206,50 @@ def idle(server, args) -> list[str]:
         )
     ]
     connections = redis.Redis.from_url(server.redis_url)
-    rows = []
     before_memory = gunicorn_memory(server.pid)
     before_clients = connections.info("clients")["connected_clients"]
-    rows.append(("none", load(server, args.seconds, args.slices), before_memory, before_clients))
+    rows = [("none", "", load(server, args.seconds, args.slices), before_memory, before_clients)]
     context = multiprocessing.get_context("spawn")
     ready, stop = context.Event(), context.Event()
-    holder = context.Process(
-        target=hold_idle, args=(server.port, games, args.watchers, ready, stop)
-    )
+    holder = context.Process(target=hold_idle, args=(server.port, games, kind, count, ready, stop))
     holder.start()
     give_up = time.monotonic() + 300
-    with tqdm(desc=f"opening {args.watchers} watchers", leave=False) as bar:
+    with tqdm(desc=f"opening {count} {kind}", leave=False) as bar:
         while not ready.wait(0.5):
             bar.update()
             if not holder.is_alive() or time.monotonic() > give_up:
-                raise SystemExit("the watchers could not all be opened")
+                raise SystemExit(f"the {kind} could not all be opened")
     time.sleep(2)  # settled
+    samples = load(server, args.seconds, args.slices)
     memory = gunicorn_memory(server.pid)
     clients = connections.info("clients")["connected_clients"]
-    rows.append((f"{args.watchers:,}", load(server, args.seconds, args.slices), memory, clients))
+    rows.append((f"{count:,}", kind, samples, memory, clients, (memory - before_memory) / count))
     stop.set()
     holder.join(30)
     connections.close()
+    return rows
+
+
+def idle_lines(rows: list[tuple], args) -> list[str]:
     lines = [
-        f"idle watchers (half streams, half long-polls) on {IDLE_GAMES} games;"
-        f" /healthz and moves with 8 clients, {args.seconds:g} s each in {args.slices} turns",
-        f"{'watchers':>8} {'healthz/s':>9} {'p50 ms':>7} {'p99 ms':>7} {'moves/s':>8}"
-        f" {'p50 ms':>7} {'p99 ms':>7} {'gunicorn MB':>11} {'redis clients':>13}",
+        f"idle watchers on {IDLE_GAMES} games: `watchers` half streams, half long-polls;"
+        f" `changes` streams of changes of {CHANGES_GAMES} games each, `+lobby` and the lobby;"
+        f" /healthz and moves with 8 clients, {args.seconds:g} s each in {args.slices} turns;"
+        " each kind on a server of its own, beside its own `none`",
+        f"{'watchers':>8} {'kind':>8} {'healthz/s':>9} {'p50 ms':>7} {'p99 ms':>7}"
+        f" {'moves/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'gunicorn MB':>11} {'redis clients':>13}"
+        f" {'kB each':>7}",
     ]
-    for name, samples, memory, clients in rows:
+    for name, kind, samples, memory, clients, *each in rows:
         health, moves = samples["healthz"].healthz, samples["moves"].moves
         lines.append(
-            f"{name:>8} {len(health) / args.seconds:>9,.0f} {percentile(health, 0.5):>7.1f}"
-            f" {percentile(health, 0.99):>7.1f} {len(moves) / args.seconds:>8,.0f}"
-            f" {percentile(moves, 0.5):>7.1f} {percentile(moves, 0.99):>7.1f}"
-            f" {memory / 1e6:>11.0f} {clients:>13}"
+            f"{name:>8} {kind:>8} {len(health) / args.seconds:>9,.0f}"
+            f" {percentile(health, 0.5):>7.1f} {percentile(health, 0.99):>7.1f}"
+            f" {len(moves) / args.seconds:>8,.0f} {percentile(moves, 0.5):>7.1f}"
+            f" {percentile(moves, 0.99):>7.1f} {memory / 1e6:>11.0f} {clients:>13}"
+            f" {each[0] / 1024 if each else 0:>7.1f}"
         )
-    per_watcher = (rows[1][2] - rows[0][2]) / args.watchers
-    lines.append(f"memory per idle watcher: {per_watcher / 1024:.1f} kB (gunicorn's processes)")
+    lines.append("kB each: the memory of gunicorn's processes per idle one, over `none`")
     return lines
 
 
@@ -280,6 +317,9 @@ def _post(port: int, game_id: str, token: str, move: str, version: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--watchers", type=int, default=10_000, help="idle ones held open")
+    parser.add_argument(
+        "--changes", type=int, default=10_000, help="idle streams of changes held open"
+    )
     parser.add_argument("--seconds", type=float, default=10, help="per load measurement")
     parser.add_argument("--slices", type=int, default=3, help="turns of each measurement")
     parser.add_argument("--workers", type=int, default=2, help="claim serve --workers")
@@ -287,10 +327,16 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=30, help="moves of each fan-out")
     args = parser.parse_args()
     allow_open_files()
-    connections = args.watchers + 2048
+    connections = max(args.watchers, args.changes) + 2048
+    idle_rows = []
+    kinds = (("watchers", args.watchers), ("changes", args.changes), ("+lobby", args.changes))
+    for kind, count in kinds:
+        if count:
+            with serving(args.workers, connections, **SETTINGS) as server:
+                idle_rows += idle(server, args, kind, count)
+    lines = idle_lines(idle_rows, args)
+    rows = []
     with serving(args.workers, connections, **SETTINGS) as server:
-        lines = idle(server, args)
-        rows = []
         for shape in args.fanout.split(","):
             games, watchers = (int(n) for n in shape.split("x"))
             rows.append(fanout(server, games, watchers, args.moves))

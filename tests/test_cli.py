@@ -101,7 +101,8 @@ def test_rebuild_writes_the_lobby_the_players_games_and_their_addresses_again(
     assert claim.player_games.of(ann.id) == [game.id]
     assert claim.players.by_email("ann@example.org") == [ann]
     assert [entry.game_id for entry in claim.lobby.page("running").games] == [game.id]
-    assert claim.lobby.page("running", players=2, public=False).total == 1  # its filters too
+    only = games.LobbyFilter(players=2, public=False)
+    assert claim.lobby.page("running", only=only).total == 1  # its filters' listings too
     assert not redis_client.exists(f"{prefix}:{{lobby}}:games")  # deleted
 
 

@@ -230,8 +230,8 @@ def lobby(args):
     """The lobby: games by status (open for joining, running, finished), newest first.
 
     `players`, `rated` and `public` keep those games only; `total` counts them."""
-    facets = {name: args.get(name) for name in ("players", "rated", "public")}
-    page = games.lobby(claim(), args["status"], args["offset"], args["limit"], **facets)
+    only = games.LobbyFilter(args.get("players"), args.get("rated"), args.get("public"))
+    page = games.lobby(claim(), args["status"], args["offset"], args["limit"], only)
     return {"total": page.total, "offset": args["offset"], "games": page.games}
 
 

@@ -50,7 +50,7 @@ from .fold import (
     apply_event,
     fold,
 )
-from .lobby import GameSummary, Lobby, LobbyPage
+from .lobby import GameSummary, Lobby, LobbyFilter, LobbyPage
 from .model import (
     AI,
     AI_DECIDES,
@@ -150,6 +150,7 @@ __all__ = [
     "InvalidEvent",
     "KeyHolder",
     "Lobby",
+    "LobbyFilter",
     "LobbyPage",
     "NewsWaiter",
     "Played",

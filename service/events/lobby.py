@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import redis
 
@@ -32,8 +32,6 @@ from .connection import redis_errors
 from .fold import STATUSES, Game
 from .shards import shard_of, tags
 from .store import LOBBY_CHANGED, changes_channel
-
-FACETS = ("players", "rated", "public")  # what the lobby filters by, in its keys' order
 
 # KEYS: summaries, versions, then the game's listings of every status.
 # ARGV: game id, version, the first and the last index in KEYS of its status's
@@ -85,6 +83,19 @@ class GameSummary:
             rated=game.creation.rated,
             public=game.public,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyFilter:
+    """Which games of a listing a page keeps: of `players`, rated or not, public or not
+    (None: any)."""
+
+    players: int | None = None
+    rated: bool | None = None
+    public: bool | None = None
+
+
+FACETS = tuple(field.name for field in fields(LobbyFilter))  # in the order of their keys
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,20 +160,11 @@ class Lobby:
             self._project(keys=keys, args=[*args, self._channel, LOBBY_CHANGED])
 
     def page(
-        self,
-        status: str,
-        offset: int = 0,
-        limit: int = 20,
-        *,
-        players: int | None = None,
-        rated: bool | None = None,
-        public: bool | None = None,
+        self, status: str, offset: int = 0, limit: int = 20, only: LobbyFilter = LobbyFilter()
     ) -> LobbyPage:
-        """Games with `status` (and with `players`, rated or not, public or not; None:
-        any), newest first (the same moment: by id, last first), `limit` of them from
-        `offset`."""
-        facets = {"players": players, "rated": rated, "public": public}
-        chosen = {name: int(value) for name, value in facets.items() if value is not None}
+        """Games with `status` (those `only` keeps), newest first (the same moment: by
+        id, last first), `limit` of them from `offset`."""
+        chosen = {name: int(value) for name, value in asdict(only).items() if value is not None}
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for shard in self._shards:
                 listing = shard.listing(status, chosen)

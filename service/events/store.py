@@ -55,6 +55,10 @@ from .model import (
 
 GAME_ID = re.compile(r"[0-9a-z]{1,40}")  # what may be a game id (whole); made: 16 hex digits
 REPLICA_WAIT_MS = 1000  # how long an append waits for its replicas (CLAIM_REPLICAS)
+AGAIN = "again"  # after a game's id and version on the channel of changes: `announce`d
+# What the lobby publishes on the channel of changes: no game's message, which always
+# has a version after its id.
+LOBBY_CHANGED = "lobby"
 
 # KEYS: stream, ids.  ARGV: expected version, "1" if the game must exist, the channel
 # of changes, the game id, then five values per event: id, type, schema version, time,
@@ -420,12 +424,6 @@ def changes_channel(prefix: str) -> str:
     """The channel on which every append publishes `<game id> <version>`, and the
     lobby `LOBBY_CHANGED` (the module's docstring)."""
     return f"{prefix}:changes"
-
-
-# What the lobby publishes on the channel of changes: no game's message, which always
-# has a version after its id.
-LOBBY_CHANGED = "lobby"
-AGAIN = "again"  # after a game's id and version: announced again (`announce`)
 
 
 def _event_id(text: bytes) -> uuid.UUID:

@@ -263,9 +263,9 @@ def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
     """The next game after a finished one: same settings, seats rotated by one and the
     first leader moved on. The first call creates it (and tells the other players);
     every call answers it, with the caller's invite, and has the finished game's
-    watchers look at it again (its view links the rematch). Its id and invites are derived
-    from the finished game with the server's secret, so that racing callers land on
-    one game and nothing is stored in the clear."""
+    watchers look at it again (its view links the rematch). Its id and invites are
+    derived from the finished game with the server's secret, so that racing callers
+    land on one game and nothing is stored in the clear."""
     game = claim.store.load(game_id)
     seat = seat_opened(claim, game, token)
     if game.status != FINISHED:

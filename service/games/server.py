@@ -9,26 +9,18 @@ from datetime import UTC, timedelta
 
 import redis
 
-from service.events import LobbyPage, StoreError
+from service.events import LobbyFilter, LobbyPage, StoreError
 
 from .claim import Claim
 from .errors import use_case
 
 
 @use_case
-def lobby(
-    claim: Claim,
-    status: str,
-    offset: int = 0,
-    limit: int = 20,
-    *,
-    players: int | None = None,
-    rated: bool | None = None,
-    public: bool | None = None,
-) -> LobbyPage:
-    """Games with `status` (open, running, finished, aborted), newest first; with
-    `players`, `rated` or `public`, those of them only."""
-    return claim.lobby.page(status, offset, limit, players=players, rated=rated, public=public)
+def lobby(claim: Claim, status: str, offset: int, limit: int, only: LobbyFilter) -> LobbyPage:
+    """Games with `status` (open, running, finished, aborted) that `only` keeps (of a
+    count of players, rated or not, public or not), newest first, `limit` of them from
+    `offset`."""
+    return claim.lobby.page(status, offset, limit, only)
 
 
 @use_case

@@ -18,6 +18,7 @@ from service.events import (
     RUNNING,
     GameAborted,
     Lobby,
+    LobbyFilter,
     Recorded,
     SeatJoined,
     SeatSpec,
@@ -141,14 +142,15 @@ def test_a_filtered_listing_counts_and_pages_the_games_it_keeps_only(lobby, face
     }
     kept = [g.id for g in reversed(games) if all(values[g.id][k] == v for k, v in facets.items())]
     assert 0 < len(kept) < len(games)
-    pages = [_ids(lobby, OPEN, offset=offset, limit=2, **facets) for offset in range(0, 12, 2)]
+    only = LobbyFilter(**facets)
+    pages = [_ids(lobby, OPEN, offset=offset, limit=2, only=only) for offset in range(0, 12, 2)]
     assert [game_id for page in pages for game_id in page] == kept
-    assert lobby.page(OPEN, limit=1, **facets).total == len(kept)
+    assert lobby.page(OPEN, limit=1, only=only).total == len(kept)
 
 
 def test_every_filter_together_keeps_the_games_of_that_one_kind(lobby):
     games = _every_kind_of_open_game(lobby)
-    page = lobby.page(OPEN, players=4, rated=True, public=True)
+    page = lobby.page(OPEN, only=LobbyFilter(players=4, rated=True, public=True))
     assert page.total == 2
     assert [summary.game_id for summary in page.games] == [games[23].id, games[11].id]
     assert all((s.players, s.rated, s.public) == (4, True, True) for s in page.games)
@@ -157,11 +159,12 @@ def test_every_filter_together_keeps_the_games_of_that_one_kind(lobby):
 def test_a_game_leaves_the_filtered_listings_of_its_old_status(lobby):
     game = a_game(kinds=("human", "random"), rated=True, invited=True)
     lobby.project(game)
-    assert _ids(lobby, OPEN, players=2, rated=True, public=False) == [game.id]
+    only = LobbyFilter(players=2, rated=True, public=False)
+    assert _ids(lobby, OPEN, only=only) == [game.id]
     lobby.project(then(game, SeatJoined(0, "Ann", TOKEN_HASH)))
-    assert lobby.page(OPEN, players=2, rated=True, public=False).total == 0
-    assert lobby.page(OPEN, rated=True).total == 0
-    assert _ids(lobby, RUNNING, players=2, rated=True, public=False) == [game.id]
+    assert lobby.page(OPEN, only=only).total == 0
+    assert lobby.page(OPEN, only=LobbyFilter(rated=True)).total == 0
+    assert _ids(lobby, RUNNING, only=only) == [game.id]
 
 
 def test_written_again_at_the_version_shown_a_game_is_listed_in_its_filters_too(lobby, fake_redis):
@@ -172,8 +175,9 @@ def test_written_again_at_the_version_shown_a_game_is_listed_in_its_filters_too(
     for key in fake_redis.scan_iter(match="test:{lobby:*}:open:*"):
         fake_redis.delete(key)
     lobby.project(game)
-    assert lobby.page(OPEN, players=2).total == 0  # the same version: nothing written
+    two = LobbyFilter(players=2)
+    assert lobby.page(OPEN, only=two).total == 0  # the same version: nothing written
     lobby.project(game, again=True)
-    assert _ids(lobby, OPEN, players=2) == [game.id]
+    assert _ids(lobby, OPEN, only=two) == [game.id]
     lobby.project(a_game(kinds=("human", "random")), again=True)  # never an older one
     assert lobby.page(OPEN).total == 1

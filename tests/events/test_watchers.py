@@ -11,7 +11,7 @@ import time
 import pytest
 import redis
 
-from service.events import GameStore, Heard, Lobby, SeatJoined, Watchers
+from service.events import GameStore, Heard, Lobby, NewsWaiter, SeatJoined, Watchers
 from tests.events.factories import TOKEN_HASH, RoundTrips, a_move, new_game, play, then
 
 READY = 10  # seconds for the listener to subscribe, or a waiter to be woken
@@ -43,7 +43,7 @@ def _quiet(waiter):
     """Let news heard late pass."""
     while waiter.wait(0.2):
         pass
-    if hasattr(waiter, "games"):
+    if isinstance(waiter, NewsWaiter):
         waiter.games()
 
 

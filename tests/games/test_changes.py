@@ -3,7 +3,7 @@ the timers, the notifications; and writing them again from the streams."""
 
 from service import games
 from service.domain import apply, is_over, legal_decisions
-from service.events import ABORTED, FINISHED, OPEN, RUNNING
+from service.events import ABORTED, FINISHED, OPEN, RUNNING, LobbyFilter
 from service.games import Change, changed, changes
 from tests.events.factories import RoundTrips
 from tests.games.factories import a_game, joined, moved
@@ -108,7 +108,7 @@ def test_rebuild_writes_every_projection_again_from_the_streams(
             claim.deadlines.due(),
             claim.reminders.due(),
             [claim.ai_turns.since(game.id) for game in (waiting, ai_first, finished)],
-            claim.lobby.page(RUNNING, players=2, rated=False, public=False),
+            claim.lobby.page(RUNNING, only=LobbyFilter(players=2, rated=False, public=False)),
         )
 
     before = projections()
@@ -137,8 +137,9 @@ def test_rebuild_writes_the_filtered_listings_of_games_the_lobby_shows_already(
     joined(claim, game)
     redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{lobby:*}}:*:*"))
     assert claim.lobby.page(RUNNING).total == 1
-    assert claim.lobby.page(RUNNING, players=2).total == 0
+    assert claim.lobby.page(RUNNING, only=LobbyFilter(players=2)).total == 0
     assert games.rebuild(claim, [game.id]) == 1
-    assert [s.game_id for s in claim.lobby.page(RUNNING, players=2, public=False).games] == [
-        game.id
-    ]
+    assert [
+        s.game_id
+        for s in claim.lobby.page(RUNNING, only=LobbyFilter(players=2, public=False)).games
+    ] == [game.id]

@@ -188,7 +188,7 @@ def test_a_stream_of_changes_tells_the_lobby_at_most_once_a_while_and_never_lose
     news.close()
 
 
-def test_a_stream_of_changes_without_the_lobby_is_not_told_of_it(claim, table):
+def test_a_stream_of_changes_without_the_lobby_is_not_told_of_it(claim):
     news = _watching(claim, [], keepalive=0.3)
     assert next(news) == News(games.READY)
     a_game(claim)
