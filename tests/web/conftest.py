@@ -291,6 +291,12 @@ def click_a_decision(page, label: str | None = None) -> bool:
     return True
 
 
+def play(page, label: str | None = None) -> None:
+    """Once it is this seat's turn, make a decision (the first offered, or `label`)."""
+    wait_for_my_turn(page)
+    assert click_a_decision(page, label), f"no decision {label or ''} on {page.url}"
+
+
 def play_until_over(*pages, patience=300.0) -> None:
     """Click decisions until every page shows the game over. Gives up after `patience`
     seconds (a bound for a stuck page, not a measure of speed)."""

@@ -8,8 +8,8 @@ from service.events import HUMAN
 from tests.web.conftest import (
     DECISIONS,
     arranged_deck,
-    click_a_decision,
     invite_link,
+    play,
     take_seat,
     version_of,
     wait_for_my_turn,
@@ -60,11 +60,11 @@ def test_the_tab_title_and_icon_say_your_turn_and_a_background_tab_notifies(site
     assert ann.title() == "(1) Your turn — Claim"
     assert ann.locator("link[rel=icon]").get_attribute("data-turn") == "yours"
     assert bo.title() == f"Game {game_id[:8]} — Claim"
-    assert click_a_decision(ann)
+    play(ann)
     ann.wait_for_function("title => document.title === title", arg=f"Game {game_id[:8]} — Claim")
     assert ann.locator("link[rel=icon]").get_attribute("data-turn") == ""
     send_to_background(ann)
-    assert click_a_decision(bo)  # Bo plays: now it is Ann's turn, her tab in the background
+    play(bo)  # Bo plays: now it is Ann's turn, her tab in the background
     ann.wait_for_function("() => document.title === '(1) Your turn — Claim'")
     assert ann.locator("link[rel=icon]").get_attribute("data-turn") == "yours"
     assert "%3Ccircle" in ann.locator("link[rel=icon]").get_attribute("href")  # the red dot
@@ -112,7 +112,7 @@ def test_the_move_list_marks_what_happened_since_your_last_visit(site, new_page)
     game_id, invites = site.game(FACTIONS, [HUMAN, "random"], deck)
     page = new_page()
     take_seat(page, invite_link(site, game_id, 0, invites[0]), "Ann")
-    assert click_a_decision(page)
+    play(page)
     page.wait_for_selector(".history li.round:not(.current)")  # round 1 is over
     token = page.evaluate("JSON.parse(localStorage.getItem('claim.seats'))")[game_id]["token"]
     context = page.context

@@ -12,8 +12,8 @@ from tests.web.conftest import (
     PHONE,
     assert_accessible,
     card_codes,
-    click_a_decision,
     game_id_of,
+    play,
     play_until_over,
     screenshot,
     take_seat,
@@ -61,8 +61,7 @@ def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, 
     assert_accessible(page)
     screenshot(page, "game-desktop")
     for _ in range(3):
-        wait_for_my_turn(page)
-        assert click_a_decision(page)
+        play(page)
     page.set_viewport_size(PHONE)
     screenshot(page, "game-phone")
     play_until_over(page)
@@ -100,7 +99,7 @@ def test_two_browsers_play_each_other_live_through_an_invite_and_see_nothing_hid
         for page, other in ((ann, bo), (bo, ann)):
             if page.locator(".turn-bar.mine").count():
                 before = version_of(other)
-                assert click_a_decision(page)
+                play(page)
                 wait_for_version(other, before)
     bo_token = json.loads(bo.evaluate("localStorage.getItem('claim.seats')"))[game_id]["token"]
     bo_view = site.call("GET", f"/games/{game_id}", token=bo_token)
@@ -314,8 +313,7 @@ def test_a_move_stored_but_answered_unavailable_is_sent_again_and_counts_once(ne
         route.fulfill(status=503, content_type="application/problem+json", json=problem)
 
     page.route(f"**/games/{game_id}/moves", stored_but_unavailable)
-    wait_for_my_turn(page)
-    assert click_a_decision(page)
+    play(page)
     page.wait_for_selector("text=Sending it again in 1 s")
     page.wait_for_selector("text=/^You (played|took)/")
     assert len(keys) == 2 and keys[0] == keys[1]  # sent again, the same

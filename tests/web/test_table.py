@@ -15,8 +15,8 @@ from tests.web.conftest import (
     assert_fits,
     card_codes,
     card_label,
-    click_a_decision,
     invite_link,
+    play,
     screenshot,
     take_seat,
     version_of,
@@ -51,9 +51,9 @@ def win_the_round(page) -> None:
     """Play the 9 of the led faction (Ann holds it); then, with 3 or 4 players, take
     the first prize offered: the round is finished and Ann leads the next one."""
     led = page.locator(".felt .played").first.get_attribute("aria-label").split(" ")[0]
-    assert click_a_decision(page, f"Play {led} 9")
+    play(page, f"Play {led} 9")
     while page.locator(".choices button").count():
-        assert click_a_decision(page)
+        play(page)
     page.wait_for_selector(".trick.finished")
 
 
@@ -137,8 +137,8 @@ def test_a_seers_peek_is_shown_face_up_to_its_seat_and_to_no_other(site, new_pag
     )
     take_seat(ann, invite_link(site, game_id, 0, invites[0]), "Ann")
     take_seat(bo, invite_link(site, game_id, 1, invites[1]), "Bo")
-    assert click_a_decision(ann, "Play Seers 9")
-    assert click_a_decision(bo)
+    play(ann, "Play Seers 9")
+    play(bo)
     peek = ann.locator(".felt .peek .card.seen")
     peek.wait_for()
     assert "Dragons 5" in peek.get_attribute("aria-label")
@@ -149,7 +149,7 @@ def test_a_seers_peek_is_shown_face_up_to_its_seat_and_to_no_other(site, new_pag
     assert bo.locator(".peek").count() == 0
     assert "DR5" not in card_codes(bo.content() + " ".join(seen_by_bo))
     assert "Dragons 5" not in bo.locator("main").inner_text()
-    assert click_a_decision(ann, "Take the top card of the draw pile: Dragons 5")
+    play(ann, "Take the top card of the draw pile: Dragons 5")
     ann_moves = ann.locator(".history").inner_text()
     assert "You saw Dragons 5 on top of the draw pile." in ann_moves
     assert "You took the top card of the draw pile, Dragons 5." in ann_moves
@@ -211,11 +211,12 @@ def test_on_a_phone_the_hand_stays_put_as_cards_land_in_and_leave_the_trick(site
     top = page.evaluate(HAND_TOP)
     win_the_round(page)  # a card lands, the round ends, the finished trick shows
     assert page.evaluate(HAND_TOP) == top
-    before = version_of(page)
-    page.locator(DECISIONS).first.click()  # the finished trick leaves, a card lands
-    wait_for_version(page, before)
-    page.wait_for_selector(".trick:not(.finished)")
-    assert page.evaluate(HAND_TOP) == top
+    for _ in range(3):  # the finished trick leaves, cards land, rounds end
+        wait_for_my_turn(page)
+        before = version_of(page)
+        page.locator(DECISIONS).first.click()
+        wait_for_version(page, before)
+        assert page.evaluate(HAND_TOP) == top
     assert_fits(page)
 
 
