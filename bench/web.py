@@ -14,19 +14,23 @@ CLAIM_DATA_DIR, with no rate limit (and its AI worker), then drives the machine'
    response bodies and headers, except the never-ending live stream `/changes`; the time
    is the page's own (`performance.now()` when the DOM showed it, from navigation start).
 2. Click -> AI answer shown: a person (seat 0) against an AI of each `--levels` in a
-   2-player game created over the API, `--moves` clicks per level: from the click on a
+   2-player game created over the API, `--moves` answers per level: from the click on a
    playable card until the page shows the person's turn again with the AI's card on the
-   table (the table's version at least 2 above the one clicked on). Page clock: the
-   click event and the DOM change, both `performance.now()` of the page.
+   table (the table's version at least 2 above the one clicked on; 3 or more when the AI
+   won the round and led the next, shown apart). Page clock: the click event and the DOM
+   change, both `performance.now()` of the page. A click that hit no card (the hand
+   redrawn under the pointer) is counted, not timed. The expert's time per decision is
+   CLAIM_EXPERT_SECONDS (0.2 s unless the environment says otherwise).
 3. Move -> friend's screen: two people in two browser contexts, seated by invite links,
    taking turns for `--moves` moves: from the click on the mover's page until the
-   friend's page shows the new version. Two clocks: Python's `perf_counter` around the
-   click (Playwright's actionability checks included) and the friend's wait, and the
-   pages' clocks (the click event in one page, the DOM change in the other, each
+   friend's page shows the new version. Two clocks: Python's `perf_counter` from the
+   mouse click (at the card's centre, found before) until the friend's wait is over, and
+   the pages' clocks (the click event in one page, the DOM change in the other, each
    `performance.timeOrigin + performance.now()`).
 
-Prints figures only, never judges them; then what the browser said (console errors and
-warnings, page errors, failed requests, HTTP errors) and anything that stalled.
+Prints figures only, never judges them (with the machine's load average: the browser,
+the server and its AI worker share its CPUs); then what the browser said (console errors
+and warnings, page errors, failed requests, HTTP errors) and anything that stalled.
 """
 
 from __future__ import annotations
@@ -63,18 +67,18 @@ STARTUP = 60  # seconds `claim serve` may take to answer /healthz
 PATIENCE = 30_000  # ms a page may take to show what is waited for before it counts as stalled
 DESKTOP = {"width": 1280, "height": 900}
 DECISIONS = ".hand-area button.playable, .choices button"  # as tests/web/conftest.py
-DRAWN = "claim-bench: drawn"  # the console line the page says when it is drawn
+WORKER = "/web/live-worker.js"  # the live connection's SharedWorker
 
 # Put in every page before its own scripts (an init script, which the page's CSP does not
 # govern). It keeps, in `window.__bench`, the page's clock at the last click, at the DOM
 # change that drew the page (the lobby's lists, or a table), and at the first DOM change
 # that shows what `want` asks for: a table's version above `want.after` and, with
 # `want.mine`, the person's turn (or the game over). A MutationObserver notices the change
-# as it happens, not at the next poll. When the page is drawn it says DRAWN on the console,
-# which Playwright reports in order with the page's requests.
+# as it happens, not at the next poll. It also keeps when the page started its live
+# connection's SharedWorker, whose script Playwright sees requested but never answered.
 INSTRUMENT = """(() => {
-  const bench = { clickAt: null, clickedOn: null, drawnAt: null, want: null, shownAt: null,
-                  shownVersion: null, over: false };
+  const bench = { clickAt: null, clickedOn: null, drawnAt: null, workerAt: null, want: null,
+                  shownAt: null, shownVersion: null, over: false };
   window.__bench = bench;
   addEventListener("click", (event) => {
     bench.clickAt = performance.now();
@@ -87,7 +91,6 @@ INSTRUMENT = """(() => {
   const look = () => {
     if (bench.drawnAt === null && (location.pathname === "/" ? lobbyDrawn() : version() >= 0)) {
       bench.drawnAt = performance.now();
-      console.debug("DRAWN");
     }
     const want = bench.want;
     if (!want || bench.shownAt !== null || version() <= want.after) return;
@@ -98,13 +101,20 @@ INSTRUMENT = """(() => {
     bench.shownVersion = version();
     bench.over = over;
   };
+  if (typeof SharedWorker === "function") {
+    window.SharedWorker = class extends SharedWorker {
+      constructor(...args) { bench.workerAt ??= performance.now(); super(...args); }
+    };
+  }
   new MutationObserver(look).observe(document, {
     subtree: true, childList: true, characterData: true, attributes: true,
     attributeFilter: ["class", "data-version"],
   });
-})();""".replace("DRAWN", DRAWN).replace("DECISIONS", DECISIONS)
+})();""".replace("DECISIONS", DECISIONS)
 
-WANT = "w => Object.assign(window.__bench, { want: w, shownAt: null, clickAt: null })"
+WANT = (
+    "w => Object.assign(window.__bench, { want: w, shownAt: null, clickAt: null, clickedOn: null })"
+)
 SHOWN = "() => window.__bench.shownAt !== null"
 VERSION = "() => +(document.querySelector('.felt')?.dataset.version ?? -1)"
 STATE = """d => ({
@@ -247,11 +257,13 @@ class Notes:
 
     def listen(self, page, label: str) -> None:
         def console(message):
-            if message.type in ("error", "warning") and message.text != DRAWN:
+            if message.type in ("error", "warning"):
                 self.console[(label, message.type, message.text)] += 1
 
         def failed(request):
-            if urlsplit(request.url).path != "/changes":
+            # The SharedWorker's script loads, but Playwright never sees it answered and
+            # calls it aborted when its page goes (a reload, another game): not a failure.
+            if urlsplit(request.url).path not in ("/changes", WORKER):
                 self.errors[(label, "request failed", f"{request.url} {request.failure}")] += 1
 
         def answered(response):
@@ -304,35 +316,38 @@ class Load:
 
 
 def first_load(browser, url: str, path: str, notes: Notes, label: str, seats=None) -> Load:
-    """Open `path` in a fresh context; what it loaded before it was drawn."""
+    """Open `path` in a fresh context; what it loaded before it was drawn: the requests
+    that started before then (by the browser's clock, which the page's shares)."""
     page = new_page(browser, url, notes, label, seats)
-    log: list = []  # requests, and DRAWN, in the order the page made them
-    finished: set = set()
-    page.on("request", lambda request: log.append(request))
-    page.on("console", lambda message: message.text == DRAWN and log.append(DRAWN))
+    made, finished = [], set()
+    page.on("request", lambda request: made.append(request))
     page.on("requestfinished", lambda request: finished.add(request))
     try:
         page.goto(path)
-        drawn_ms = page.wait_for_function("() => window.__bench.drawnAt").json_value()
+        page.wait_for_function("() => window.__bench.drawnAt")
         page.wait_for_timeout(1000)  # the last answers and events come in
-        drawn = log.index(DRAWN) if DRAWN in log else len(log)
-        then = [
-            re.sub(r"^/games/[^/]+", "/games/<game>", urlsplit(r.url).path)
-            for r in log[drawn + 1 :]
-        ]
-        load = Load(0, 0, 0, drawn_ms, [], [path for path in then if path != "/changes"])
-        for request in log[:drawn]:
-            if urlsplit(request.url).path == "/changes":
+        bench = page.evaluate("() => ({ ...window.__bench, origin: performance.timeOrigin })")
+        load = Load(0, 0, 0, bench["drawnAt"], [], [])
+        for request in made:
+            where = urlsplit(request.url).path
+            if where == "/changes":
+                continue
+            if request in finished:
+                before = request.timing["startTime"] <= bench["origin"] + bench["drawnAt"]
+            else:  # the SharedWorker's script: requested as the worker is made
+                before = bench["workerAt"] is not None and bench["workerAt"] <= bench["drawnAt"]
+            if not before:
+                load.then.append(re.sub(r"^/games/[^/]+", "/games/<game>", where))
                 continue
             load.requests += 1
             if request in finished:
                 sizes = request.sizes()
                 load.body += sizes["responseBodySize"]
                 load.headers += sizes["responseHeadersSize"]
-            else:  # the SharedWorker's script: Playwright reports its start only
+            else:
                 body = requests.get(request.url, timeout=10).content
                 load.body += len(body)
-                load.apart.append(f"{urlsplit(request.url).path} ({len(body) / 1024:.1f} KB)")
+                load.apart.append(f"{where} ({len(body) / 1024:.1f} KB, headers not counted)")
         return load
     finally:
         page.context.close()
@@ -367,46 +382,70 @@ def wait_for_turn(page) -> dict:
 
 
 def ai_answers(browser, url: str, api: Api, level: str, moves: int, notes: Notes, bar):
-    """Clicks of a person against an AI of `level`: the time to each answer shown (ms),
-    how many answers held two AI decisions or more, and the games played."""
+    """Clicks of a person against an AI of `level`: the time to each answer shown (ms) by
+    the AI decisions it held (two when the AI won the round and led the next), the clicks
+    that hit no decision (the page redrawn under the pointer), and the games played."""
     label = f"against {level}"
     page = new_page(browser, url, notes, label)
-    times, doubles, games, stalls = [], 0, 0, 0
+    answers: dict[int, list[float]] = {}
+    missed = games = stalls = 0
+
+    def measured() -> int:
+        return sum(map(len, answers.values()))
+
     try:
-        while len(times) < moves and stalls < 3:
+        while measured() < moves and stalls < 3:
             game_id, invites = api.create([{"kind": "human"}, {"kind": "ai", "level": level}])
             take_seat(page, game_id, 0, invites[0], "Ann")
             games += 1
-            while len(times) < moves:
+            while measured() < moves and stalls < 3:
                 try:
                     state = wait_for_turn(page)
-                    if state["over"]:
-                        break
-                    before = state["version"]
-                    page.evaluate(WANT, {"after": before, "mine": True})
-                    try:
-                        page.locator(DECISIONS).first.click(timeout=2_000)
-                    except PlaywrightError:  # redrawn under the pointer: look again
-                        continue
+                except PlaywrightTimeout:
+                    stalls += 1
+                    stalled(page, api, game_id, notes, f"{label}, waiting for the person's turn")
+                    continue
+                if state["over"]:
+                    break
+                before = state["version"]
+                page.evaluate(WANT, {"after": before, "mine": True})
+                try:
+                    page.locator(DECISIONS).first.click(timeout=2_000)
+                except PlaywrightError:  # redrawn before the click: look again
+                    continue
+                clicked = page.evaluate("() => window.__bench.clickedOn")
+                if clicked is None:  # redrawn during the click: it hit no decision
+                    missed += 1
+                    continue
+                try:
                     page.wait_for_function(SHOWN)
                 except PlaywrightTimeout:
                     stalls += 1
-                    shows = page.evaluate(VERSION)
-                    notes.stalls.append(
-                        f"{label}: the page showed version {shows} for {PATIENCE / 1000:.0f} s,"
-                        f" the server had {api.version(game_id)}; reloaded"
-                    )
-                    page.reload()
+                    what = f"{label}, after a click on {clicked!r} at version {before}"
+                    stalled(page, api, game_id, notes, what)
                     continue
                 shown = page.evaluate("() => window.__bench")
                 if shown["over"] or shown["shownVersion"] < before + 2:
                     continue  # no AI decision between: the game ended, or the person again
-                times.append(shown["shownAt"] - shown["clickAt"])
-                doubles += shown["shownVersion"] > before + 2
+                ms = shown["shownAt"] - shown["clickAt"]
+                answers.setdefault(shown["shownVersion"] - before - 1, []).append(ms)
                 bar.update()
     finally:
         page.context.close()
-    return times, doubles, games
+    return answers, missed, games
+
+
+def stalled(page, api: Api, game_id: str, notes: Notes, what: str) -> None:
+    """Note what a page that stopped showing the game shows, and reload it."""
+    shows, turn = page.evaluate(
+        "() => [+(document.querySelector('.felt')?.dataset.version ?? -1),"
+        " document.querySelector('.turn-bar .turn')?.textContent ?? '']"
+    )
+    notes.stalls.append(
+        f"{what}: the page showed version {shows} ({turn.strip()!r}) for"
+        f" {PATIENCE / 1000:.0f} s, the server had {api.version(game_id)}; reloaded"
+    )
+    page.reload()
 
 
 # --- 3. move -> friend's screen --------------------------------------------------------
@@ -469,12 +508,8 @@ def friends(browser, url: str, api: Api, moves: int, notes: Notes, bar):
                     if pages[mover].evaluate("() => window.__bench.clickedOn") is None:
                         continue  # the click hit no decision (redrawn meanwhile): again
                     stalls += 1
-                    notes.stalls.append(
-                        f"friends: the friend's page showed version {friend.evaluate(VERSION)}"
-                        f" for {PATIENCE / 1000:.0f} s after a move on {before}, the server had"
-                        f" {api.version(game_id)}; reloaded"
-                    )
-                    friend.reload()
+                    what = f"friends, the friend's page after a move at version {before}"
+                    stalled(friend, api, game_id, notes, what)
                     continue
                 wall.append(1000 * (time.perf_counter() - began))
                 clicked = pages[mover].evaluate(
@@ -528,6 +563,7 @@ def main() -> None:
     if not Path(args.chromium).exists():
         sys.exit(f"no browser at {args.chromium}: --chromium or CLAIM_CHROMIUM")
     notes = Notes()
+    busy = os.getloadavg()[0]
     with serving() as (url, config), sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=args.chromium)
         api = Api(url)
@@ -545,13 +581,16 @@ def main() -> None:
         version = browser.version
         browser.close()
 
-    report(args, config, version, loads, answers, wall, paged, notes)
+    busy = (busy, os.getloadavg()[0])
+    report(args, config, version, busy, loads, answers, wall, paged, notes)
 
 
-def report(args, config, version, loads, answers, wall, paged, notes) -> None:
+def report(args, config, version, busy, loads, answers, wall, paged, notes) -> None:
+    """Print the figures."""
     print(
         "claim serve (embedded Redis in a temporary CLAIM_DATA_DIR, no rate limit, its AI"
-        f" worker), headless Chromium {version}, {os.cpu_count()} CPUs shared by all"
+        f" worker), headless Chromium {version}, {os.cpu_count()} CPUs shared by all;"
+        f" load average {busy[0]:.1f} at the start, {busy[1]:.1f} at the end"
     )
     print()
     print(
@@ -583,9 +622,9 @@ def report(args, config, version, loads, answers, wall, paged, notes) -> None:
         )
         print(f"   {name:<24} {listed or 'nothing'}")
     print()
-    expert = config.expert_seconds
+    expert = config.expert_seconds or "0 (a fixed work budget)"
     print(
-        f"2. Click -> AI answer shown: a person (seat 0) against one AI, {args.moves} clicks per"
+        f"2. Click -> AI answer shown: a person (seat 0) against one AI, {args.moves} answers per"
         " level, from the click on a card until the page shows the person's turn again with"
         " the AI's card on the table"
     )
@@ -594,12 +633,21 @@ def report(args, config, version, loads, answers, wall, paged, notes) -> None:
         f" the expert thinks CLAIM_EXPERT_SECONDS={expert} s per decision"
     )
     print(
+        f"   {'':<8} {'all answers':^31} {'one AI decision':^31}\n"
         f"   {'level':<8} {'answers':>7} {'median':>7} {'p90':>7} {'max':>7}"
-        f" {'2+ AI':>6} {'games':>5}"
+        f" {'answers':>7} {'median':>7} {'p90':>7} {'max':>7} {'missed':>6} {'games':>5}"
     )
-    for level, (times, doubles, games) in answers.items():
-        print(f"   {level:<8} {len(times):>7} {spread(times)} {doubles:>6} {games:>5}")
-    print("   ms; 2+ AI: answers with two AI decisions or more (it won the round and led)")
+    for level, (answered, missed, games) in answers.items():
+        every = [ms for times in answered.values() for ms in times]
+        one = answered.get(1, [])
+        print(
+            f"   {level:<8} {len(every):>7} {spread(every)} {len(one):>7} {spread(one)}"
+            f" {missed:>6} {games:>5}"
+        )
+    print(
+        "   ms; all answers hold those of two AI decisions (it won the round and led the next);"
+        " missed: clicks that hit no card, the hand redrawn under the pointer"
+    )
     print()
     print(
         f"3. Move -> friend's screen: two people in two browser contexts, {len(wall)} moves,"

@@ -67,7 +67,7 @@ export default async function lobbyPage() {
       const section = lists[n];
       try {
         const page = await api("GET", `/games?status=${status}&limit=20${chosen.size ? `&${chosen}` : ""}`);
-        const more = page.total > page.games.length ? h("p", { class: "muted" }, `The newest ${page.games.length} of ${page.total}.`) : null;
+        const more = page.total > page.games.length ? h("p", { class: "muted" }, `The newest ${page.games.length} of ${page.total}.`) : "";
         section.replaceChildren(h("h2", { id: `lobby-${status}` }, title), gameList(`${title.toLowerCase()}`, page.games.map((game) => gameItem(game, { go: go(status, game) }))), more);
       } catch (error) { section.replaceChildren(h("h2", { id: `lobby-${status}` }, title), failure(error)); }
     }));
