@@ -2,18 +2,16 @@
 jobs enqueued only where a test asks for them (`claim_with_jobs`, `service`); a local
 SMTP server that keeps what it is sent (`mailbox`)."""
 
-import email
-import socket
 from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from service.api import create_app
 from service.config import Config
 from service.events import utc_now
 from service.games import Claim
+from tests.mailbox import smtp_server
 from workers import jobs
 
 
@@ -69,25 +67,7 @@ def service(redis_client, config, clock, rq_cleanup, monkeypatch):
     return make
 
 
-class Mailbox:
-    """An SMTP handler for aiosmtpd: keeps every message."""
-
-    def __init__(self):
-        self.messages = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append((envelope.rcpt_tos, email.message_from_bytes(envelope.content)))
-        return "250 OK"
-
-
 @pytest.fixture
 def mailbox():
-    with socket.socket() as probe:  # a free port: aiosmtpd needs one named
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    box = Mailbox()
-    box.url = f"smtp://127.0.0.1:{port}"
-    controller = Controller(box, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield box
-    controller.stop()
+    with smtp_server() as box:
+        yield box

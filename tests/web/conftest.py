@@ -9,8 +9,6 @@ seat to act), never for a count of clicks or a time."""
 from __future__ import annotations
 
 import base64
-import email
-import email.policy
 import os
 import re
 import shutil
@@ -19,7 +17,6 @@ from pathlib import Path
 
 import pytest
 import requests
-from aiosmtpd.controller import Controller
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
@@ -30,6 +27,7 @@ from service.events import HUMAN, SeatSpec, digest
 from service.games import Change, Claim
 from service.games.changes import follow_up
 from service.local_cluster import free_port
+from tests.mailbox import Mailbox, smtp_server
 from tests.test_serve import start, stop, wait_for_health
 
 SCREENSHOTS = Path(__file__).with_name("screenshots")  # kept out of git
@@ -61,29 +59,6 @@ def browser():
         browser = playwright.chromium.launch(executable_path=path)
         yield browser
         browser.close()
-
-
-class Mailbox:
-    """An SMTP server's handler (aiosmtpd): keeps every message."""
-
-    def __init__(self):
-        self.messages: list[email.message.Message] = []
-
-    async def handle_DATA(self, server, session, envelope):
-        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        self.messages.append(message)
-        return "250 OK"
-
-    def wait_for(self, to: str, containing: str, patience: float = 60.0) -> email.message.Message:
-        """The first message to `to` whose text holds `containing`, waiting for the
-        server's worker to send it."""
-        give_up = time.monotonic() + patience
-        while time.monotonic() < give_up:
-            for message in self.messages:
-                if to in message["To"] and containing in message.get_content():
-                    return message
-            time.sleep(0.1)
-        raise AssertionError(f"no email to {to}; sent: {[m['To'] for m in self.messages]}")
 
 
 def arranged_deck(factions, players: int, hands: dict[int, list[str]], draw=()) -> list[Card]:
@@ -175,13 +150,8 @@ class Site:
 
 @pytest.fixture(scope="module")
 def mailbox():
-    port = free_port()
-    box = Mailbox()
-    box.url = f"smtp://127.0.0.1:{port}"
-    controller = Controller(box, hostname="127.0.0.1", port=port)
-    controller.start()
-    yield box
-    controller.stop()
+    with smtp_server() as box:
+        yield box
 
 
 @pytest.fixture(scope="module")
