@@ -437,13 +437,16 @@ def ai_answers(browser, url: str, api: Api, level: str, moves: int, notes: Notes
 
 def stalled(page, api: Api, game_id: str, notes: Notes, what: str) -> None:
     """Note what a page that stopped showing the game shows, and reload it."""
-    shows, turn = page.evaluate(
+    shows, turn, cards, playable = page.evaluate(
         "() => [+(document.querySelector('.felt')?.dataset.version ?? -1),"
-        " document.querySelector('.turn-bar .turn')?.textContent ?? '']"
+        " document.querySelector('.turn-bar .turn')?.textContent.trim() ?? '',"
+        " document.querySelectorAll('.hand-area button').length,"
+        " document.querySelectorAll('.hand-area button.playable').length]"
     )
     notes.stalls.append(
-        f"{what}: the page showed version {shows} ({turn.strip()!r}) for"
-        f" {PATIENCE / 1000:.0f} s, the server had {api.version(game_id)}; reloaded"
+        f"{what}: the page showed version {shows} ({turn!r}, {playable} of {cards} cards"
+        f" playable) for {PATIENCE / 1000:.0f} s, the server had {api.version(game_id)};"
+        " reloaded"
     )
     page.reload()
 

@@ -52,6 +52,8 @@ export default async function inboxPage(welcome = null) {
         if (confirm("Forget your player key in this browser? You can sign in again with a sign-in link or the key.")) { forgetPlayer(); inboxPage(); }
       } }, "Sign out of this browser")));
   let live = null;
+  let versions = new Map();  // game id -> its entry, as shown
+  let watched = [];
   async function draw() {
     try {
       const found = await api("GET", "/me/games?limit=100", { credential: me.key });
@@ -59,11 +61,21 @@ export default async function inboxPage(welcome = null) {
       showTurns(games.filter((entry) => entry.your_turn).length, "Inbox");
       list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"),
         gameList("your games", games.map(entryItem), "No games yet: join a game with an invite link while signed in, and it comes here."));
-      live?.update({ games: games.filter((entry) => entry.status !== "aborted").slice(0, 40).map((entry) => entry.game_id) });
+      versions = new Map(games.filter((entry) => entry.status !== "aborted").slice(0, 40).map((entry) => [entry.game_id, entry]));
+      if (live && [...versions.keys()].join() !== watched.join()) live.update({ games: watched = [...versions.keys()] });
     } catch (error) { list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"), failure(error)); }
   }
-  let pending = null;
-  live = watch({ games: [] }, () => { clearTimeout(pending); pending = setTimeout(draw, 100); });
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) draw(); });
   await draw();
+  // Live: a game moved on (or a finished one has news: a rematch, its ratings), or (a
+  // second "ready") the connection was made again. A burst of news: one look.
+  let pending = null;
+  let connected = false;
+  watched = [...versions.keys()];
+  live = watch({ games: watched }, (change) => {
+    const entry = versions.get(change.game_id);
+    const news = change.type === "game" ? !entry || change.version > entry.version || (connected && entry.status === "finished") : connected;
+    if (change.type === "ready") connected = true;
+    if (news) { clearTimeout(pending); pending = setTimeout(draw, 100); }
+  });
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) draw(); });
 }

@@ -26,12 +26,15 @@ async function yourGames() {
   const held = Object.entries(seats()).slice(-20);
   const views = await Promise.all(held.map(([id, { token }]) => api("GET", `/games/${id}`, { credential: token }).catch(() => null)));
   const games = new Map();
-  held.forEach(([id, { seat }], n) => games.set(id, { id, seat, status: views[n]?.status ?? "gone", yourTurn: views[n]?.you?.legal.length > 0, guest: true, view: views[n] }));
+  held.forEach(([id, { seat }], n) => games.set(id, { id, seat, version: views[n]?.version, status: views[n]?.status ?? "gone",
+    yourTurn: views[n]?.you?.legal.length > 0, guest: true }));
   const me = player();
   if (me) {
     const inbox = await api("GET", "/me/games?limit=20", { credential: me.key }).catch(() => null);
     for (const entry of inbox?.games ?? []) {
-      if (!games.has(entry.game_id)) games.set(entry.game_id, { id: entry.game_id, seat: entry.seat, status: entry.status, yourTurn: entry.your_turn, guest: false });
+      if (!games.has(entry.game_id)) {
+        games.set(entry.game_id, { id: entry.game_id, seat: entry.seat, version: entry.version, status: entry.status, yourTurn: entry.your_turn, guest: false });
+      }
     }
   }
   return [...games.values()].filter((game) => game.status !== "gone" || game.guest);
@@ -48,6 +51,8 @@ export default async function lobbyPage() {
     " against the AI or with friends, who join by the invite links you send them. New here? ", h("a", { href: "/rules" }, "How to play")),
   yours, filters, lists);
   let live = null;
+  let versions = new Map();  // your running and open games: the version shown
+  let watched = [];
 
   async function drawYours() {
     const games = await yourGames();
@@ -58,7 +63,8 @@ export default async function lobbyPage() {
       game.yourTurn && game.status === "running" ? h("div", { class: "game-status" }, h("strong", {}, "Your turn")) : null,
       game.guest ? h("div", { class: "game-go" }, h("button", { type: "button", onclick: () => { forgetSeat(game.id); drawYours(); }, "aria-label": `Forget seat of game ${game.id}` }, "Forget this seat")) : null));
     yours.replaceChildren(h("h2", { id: "lobby-yours" }, "Your games"), gameList("your games", items, "None in this browser yet."));
-    live?.update({ lobby: true, games: games.filter((game) => game.status === "running" || game.status === "open").map((game) => game.id) });
+    versions = new Map(games.filter((game) => game.status === "running" || game.status === "open").map((game) => [game.id, game.version]));
+    if (live && [...versions.keys()].join() !== watched.join()) live.update({ lobby: true, games: watched = [...versions.keys()] });
   }
   async function drawLists() {
     const chosen = new URLSearchParams(new FormData(filters));
@@ -78,11 +84,22 @@ export default async function lobbyPage() {
     history.replaceState(null, "", chosen.size ? `/?${chosen}` : "/");
     drawLists();
   });
-  let pending = null;  // lobby news in a burst: one look
-  live = watch({ lobby: true }, (change) => {
-    if (change.type === "game") { drawYours().catch(problemsOnly(() => {})); return; }
-    clearTimeout(pending);
-    pending = setTimeout(() => { drawLists(); if (change.type === "ready") drawYours().catch(problemsOnly(() => {})); }, 100);
-  });
   await Promise.all([drawYours().catch((error) => yours.append(failure(error))), drawLists()]);
+  // Live: a game of yours moved on, the lobby changed, or (a second "ready") the
+  // connection was made again and the lobby may have changed meanwhile.
+  let pending = null;  // lobby news in a burst: one look
+  let connected = false;
+  watched = [...versions.keys()];
+  live = watch({ lobby: true, games: watched }, (change) => {
+    if (change.type === "game") {
+      if (change.version > (versions.get(change.game_id) ?? 0)) drawYours().catch(problemsOnly(() => {}));
+      return;
+    }
+    const again = change.type === "ready" && connected;
+    if (change.type === "ready") connected = true;
+    if (change.type === "lobby" || again) {
+      clearTimeout(pending);
+      pending = setTimeout(() => { drawLists(); if (again) drawYours().catch(problemsOnly(() => {})); }, 100);
+    }
+  });
 }

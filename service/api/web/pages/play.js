@@ -1,7 +1,8 @@
 // /play/<game>: a seat at the table (or a spectator's view of it). The state is the
 // newest view; every change redraws the page from it. Live: the browser's shared
 // connection says when the game changed, and this tab then reads its own view.
-import { api, idempotencyKey, persisting, problemText, problemsOnly } from "../api.js";
+import { keyNotice, registerForm } from "../account.js";
+import { ApiError, api, idempotencyKey, persisting, problemText, problemsOnly } from "../api.js";
 import { attentionControls, showTurns, yourTurnNow } from "../attention.js";
 import { clockFace, failure, h, panel, plural, say, shortId, show } from "../dom.js";
 import { cardLabel, factionName } from "../factions.js";
@@ -11,7 +12,6 @@ import { watch } from "../live.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
 import { roundsPerPhase, shownTrick, tableElement } from "../table.js";
 import { decisionText, relation, seatName } from "../words.js";
-import { keyNotice, registerForm } from "../account.js";
 import { credentialFor, forgetSeat, keepSeat, keepVisit, lastVisit, player, seats } from "../store.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
@@ -103,7 +103,6 @@ export default async function playPage(gameId) {
   let busy = false;
   let shown = null;  // what the page drew last: {version, rounds, trick}
   let myTurnBefore = false;
-  let live = null;
   const visit = lastVisit(gameId);
   let sinceLastVisit = null;  // the rounds played since then: {from, to}, for this visit
 
@@ -124,17 +123,20 @@ export default async function playPage(gameId) {
     if (busy) return;
     busy = true;
     document.querySelector(".hand-area")?.setAttribute("aria-busy", "true");
+    const sent = { body: { move: decision, expected_version: view.version }, credential, headers: { "Idempotency-Key": idempotencyKey() } };
+    let moved;
     try {
-      const sent = { body: { move: decision, expected_version: view.version }, credential, headers: { "Idempotency-Key": idempotencyKey() } };
-      const moved = await persisting(() => api("POST", `/games/${gameId}/moves`, sent), say);
-      say(`You ${decisionText(decision, view.you?.peek)}.`);
-      busy = false;  // before drawing: the next decision may be this seat's too
-      if (moved.view.version >= view.version) { view = moved.view; draw(); }
+      moved = await persisting(() => api("POST", `/games/${gameId}/moves`, sent), say);
     } catch (error) {
       busy = false;
+      if (!(error instanceof ApiError)) throw error;
       say(problemText(error));
-      await refresh();
-    } finally { busy = false; }
+      return refresh();
+    }
+    busy = false;  // before drawing: the next decision may be this seat's too
+    say(`You ${decisionText(decision, view.you?.peek)}.`);
+    if (moved.view.version >= view.version) view = moved.view;  // else a live read overtook it
+    draw();  // either way: the hand drawn while sending could not be pressed
   }
   async function act(path, message) {
     try { await api("POST", `/games/${gameId}/${path}`, { credential }); say(message); await refresh(); } catch (error) { say(problemText(error)); }
@@ -220,7 +222,6 @@ export default async function playPage(gameId) {
     myTurnBefore = myTurn;
     shown = { version: view.version, rounds: table?.rounds.length ?? 0, trick: table ? shownTrick(view).done ? 0 : table.trick.length : 0 };
     if (table && !document.hidden) keepVisit(gameId, { version: view.version, rounds: table.rounds.length });
-    if (over(view) && view.ratings && view.rematch) { live?.close(); live = null; }
   }
 
   try { await refresh(); } catch (error) { show(h("h1", {}, `Game ${shortId(gameId)}`), failure(error)); return; }
@@ -230,11 +231,14 @@ export default async function playPage(gameId) {
     if (view?.table) keepVisit(gameId, { version: view.version, rounds: view.table.rounds.length });
     refresh().catch(problemsOnly(() => {}));
   });
-  // Live: the shared connection tells a new version (or, for a game over, that its
-  // rematch or ratings came); this tab then reads its own view with its credential.
-  live = watch({ games: [gameId] }, (change) => {
-    if (change.type === "ready" || (change.type === "game" && change.game_id === gameId && (change.version > view.version || over(view)))) {
-      refresh().catch(problemsOnly((error) => say(problemText(error))));
-    }
+  // Live: the shared connection tells a new version (or, once the game is over, that
+  // its rematch or ratings came: the same version again); this tab then reads its own
+  // view with its credential. A second "ready" is a connection made again: a game over
+  // may have had news meanwhile.
+  let live = false;
+  watch({ games: [gameId] }, (change) => {
+    const news = change.type === "game" ? change.version > view.version || (over(view) && live) : live && over(view);
+    if (change.type === "ready") live = true;
+    if (news) refresh().catch(problemsOnly((error) => say(problemText(error))));
   });
 }
