@@ -50,7 +50,7 @@ def deliver(
     return None if delivery is None else delivery.outcome
 
 
-def sign_in(player_id: str, nonce: str) -> bool:
-    """Email a sign-in link to the player, its code derived from `nonce`; answer
-    whether it went. Raises when it failed, so that RQ tries again soon."""
-    return games.send_sign_in(_current(), player_id, nonce)
+def sign_in(player_id: str, request: str) -> bool:
+    """Email a sign-in link to the player, with a code of its own; answer whether it
+    went. Raises when it failed, so that RQ tries again soon."""
+    return games.send_sign_in(_current(), player_id, request)

@@ -2,7 +2,7 @@
 notifications and sign-in emails (queue `webhooks`).
 
 A job carries ids only, `(game id, version)`, and for a notification the kind, the
-player and the channel, for a sign-in email the player and a random nonce: never a
+player and the channel, for a sign-in email the player and the request's id: never a
 card, a hand, a deck or a secret. A job is named by the string of its function
 (`workers.jobs.*`), so this package imports nothing of `workers`. RQ runs a job at
 least once; the event store makes it count once (`ids.py`).
@@ -96,14 +96,14 @@ class Jobs:
         )
         return job_id
 
-    def sign_in(self, player_id: str, nonce: str) -> str:
-        """Enqueue the email of a sign-in link to the player, its code derived from
-        `nonce` by the worker; answer the job id."""
-        job_id = f"sign-in-{player_id}-{nonce}"
+    def sign_in(self, player_id: str, request: str) -> str:
+        """Enqueue the email of a sign-in link to the player (`request`: an id of the
+        asking, no secret: the worker draws the code); answer the job id."""
+        job_id = f"sign-in-{player_id}-{request}"
         self.webhooks.enqueue(
             "workers.jobs.sign_in",
             player_id,
-            nonce,
+            request,
             job_id=job_id,
             retry=SIGN_IN_RETRY,
             result_ttl=60,

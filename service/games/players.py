@@ -73,13 +73,16 @@ def remove_device(claim: Claim, key: str | None, device_id: str) -> None:
     claim.players.remove_device(me(claim, key).id, device_id)
 
 
+REGISTER_ATTEMPTS = 10  # appends refused by moves made meanwhile, before giving up
+
+
 @use_case
 def register_seat(claim: Claim, key: str | None, game_id: str, seat: int, token: str) -> Moved:
     """Make `seat` of `game_id`, taken without a player key and opened by `token`, the
     player's own: their keys open it from now on, the game is in their inbox, and the
     token goes on working. Again for the same player: nothing changes."""
     holder = me(claim, key)
-    while True:
+    for _ in range(REGISTER_ATTEMPTS):
         game = claim.store.load(game_id)
         spec = game.seats[seat] if seat in range(len(game.seats)) else None
         if spec is None or not matches(token, spec.token_hash):
@@ -95,11 +98,13 @@ def register_seat(claim: Claim, key: str | None, game_id: str, seat: int, token:
         event = SeatRegistered(seat, holder.id)
         try:
             version = claim.store.append(game_id, [event], game.version)
-        except StaleVersion:
+        except StaleVersion as error:
+            stale = error
             continue  # the game moved on meanwhile: look again
         registered = claim.store.load(game_id, version)
         follow_up(claim, Change(registered, (event,)))
         return Moved(registered, seat)
+    raise stale  # a game moving on faster than it can be caught
 
 
 @use_case

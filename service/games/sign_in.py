@@ -3,9 +3,8 @@ their keys, asks for a link; the link's one-time code makes that device a key.
 
 `ask_sign_in` (the request) enqueues one email per player with that address, at most
 one a minute each, and answers the same whether any player has it: nobody learns who
-is registered. The job carries the player's id and a random nonce, no secret; the
-worker (`send_sign_in`) derives the code from them with the server's secret (the one
-that derives rematches, `Rematches.secret`), keeps only its digest, for
+is registered. The job carries the player's id and the request's id, no secret; the
+worker (`send_sign_in`) draws the code (256 random bits), keeps only its digest, for
 `CODE_LIFETIME`, and emails the link `<CLAIM_PUBLIC_URL>/sign-in#code=<code>` (the code
 after `#`: no request carries it in a URL, no log shows it). `sign_in_with_code` uses
 the code up and answers a new device's key.
@@ -13,9 +12,6 @@ the code up and answers a new device's key.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import logging
 import secrets
 from dataclasses import dataclass
@@ -47,29 +43,26 @@ def ask_sign_in(claim: Claim, email: str) -> None:
     for player in claim.players.by_email(email):
         if claim.sign_ins.ask(player.id, claim.clock(), EVERY) and claim.jobs is not None:
             try:  # answered the same whatever: an error would tell the address is known
-                claim.jobs.sign_in(player.id, secrets.token_hex(16))
+                claim.jobs.sign_in(player.id, secrets.token_hex(8))
             except Exception:
                 log.exception("player %s: enqueuing a sign-in email failed", player.id)
 
 
 @use_case
-def send_sign_in(claim: Claim, player_id: str, nonce: str) -> bool:
-    """The worker's half of `ask_sign_in`: derive the code of `nonce`, keep its digest
-    and email the link to the player's address as it is now; False if there is none
-    (any more)."""
+def send_sign_in(claim: Claim, player_id: str, request: str) -> bool:
+    """The worker's half of `ask_sign_in` (`request` names the asking only): draw a
+    code, keep its digest and email the link to the player's address as it is now;
+    False if there is none (any more). The code exists nowhere else: not in the job,
+    not derived from anything Redis holds. A job run again sends another code; each
+    works once, until it expires."""
     player = claim.players.get(player_id)
     if not (player.email and by_email_here(claim)):
         return False
-    code = _code(claim.rematches.secret(), player_id, nonce)
+    code = secrets.token_urlsafe(32)
     claim.sign_ins.keep(code, player_id, claim.clock(), CODE_LIFETIME)
     subject, text = email_text(claim.config.public_url, player, code)
     mail.send(claim.config, player.email, subject, text, {})
     return True
-
-
-def _code(secret: bytes, player_id: str, nonce: str) -> str:
-    mac = hmac.new(secret, f"sign-in/{player_id}/{nonce}".encode(), hashlib.sha256)
-    return base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
 
 
 def _link(public_url: str, code: str) -> str:

@@ -13,9 +13,8 @@ from tests.api.factories import a_table, created
 from tests.api.test_games import problem
 
 
-def _events(response, count: int, close: bool = True) -> list[dict]:
-    """The next `count` events of a stream: each as its fields, comments as `comment`
-    (then the stream is closed, unless `close` is false)."""
+def _events(response, count: int) -> list[dict]:
+    """The first `count` events of a stream: each as its fields, comments as `comment`."""
     events, lines = [], []
     for chunk in response.response:
         for line in chunk.decode().split("\n"):
@@ -30,8 +29,7 @@ def _events(response, count: int, close: bool = True) -> list[dict]:
                 events.append(event)
                 lines = []
             if len(events) == count:
-                if close:
-                    response.close()
+                response.close()
                 return events
     return events
 
@@ -244,6 +242,7 @@ def test_changes_tells_each_games_version_then_that_it_is_ready(client):
 
 
 def test_changes_tells_a_new_version_of_a_game_watched(client, app):
+    assert app.extensions["claim"].watchers.ready(10)  # no look again at its first subscription
     table = a_table(client)
     response = _changes(client, f"games={table.game_id}")
 
@@ -252,18 +251,10 @@ def test_changes_tells_a_new_version_of_a_game_watched(client, app):
         table.play(moves=1)
 
     mover = _in_a_while(app, move)
-    first, ready = _events(response, 2, close=False)
-    told = []
-    while not told or json.loads(told[-1]["data"])["version"] != 4:
-        told += _events(response, 1, close=False)
-    response.close()
+    *_, told = _events(response, 3)
     mover.join()
-    assert json.loads(first["data"])["version"] == 3 and ready["event"] == "ready"
-    # The process's first subscription, made meanwhile, may have the stream look again
-    # and tell version 3 again (as after a subscription lost, when a rematch announced
-    # meanwhile would have been missed); then the move, once.
-    assert all(event["event"] == "game" for event in told)
-    assert [json.loads(event["data"])["version"] for event in told[:-1]] in ([], [3])
+    assert told["event"] == "game"
+    assert json.loads(told["data"]) == {"game_id": table.game_id, "version": 4}
 
 
 def test_changes_tells_when_the_lobby_changed_if_asked(client, app):
@@ -275,6 +266,7 @@ def test_changes_tells_when_the_lobby_changed_if_asked(client, app):
 
 
 def test_changes_tells_a_finished_games_watchers_of_its_rematch(client, app):
+    assert app.extensions["claim"].watchers.ready(10)  # no look again at its first subscription
     table = a_table(client)
     client.post(f"/games/{table.game_id}/resign", headers=table.headers(0))
     version = table.view()["version"]

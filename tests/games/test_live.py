@@ -178,7 +178,7 @@ def test_a_stream_of_changes_tells_a_games_new_versions_newest_last(claim, table
 
 def test_a_stream_of_changes_tells_the_lobby_at_most_once_a_while_and_never_loses_it(claim):
     """Games created in the while after the lobby was told are told once, at its end."""
-    news = _watching(claim, [], lobby=True, keepalive=1.5, lobby_every=1.0)
+    news = _watching(claim, [], lobby=True, keepalive=4.0, lobby_every=3.0)
     assert next(news) == News(games.READY)
     a_game(claim)
     assert next(news) == News(LOBBY)
@@ -248,7 +248,7 @@ def test_a_long_poll_at_a_finished_games_version_is_not_answered_by_its_rematch(
     answers = []
     poll = threading.Thread(
         target=lambda: answers.append(
-            games.look(claim, over.id, None, after=over.version, wait=3, address="a")
+            games.look(claim, over.id, None, after=over.version, wait=6, address="a")
         )
     )
     poll.start()

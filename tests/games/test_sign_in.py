@@ -150,6 +150,20 @@ def test_the_job_carries_no_secret_and_only_the_codes_digest_is_stored(
     assert not any(code.encode() in value for value in values if value)
 
 
+def test_a_job_run_again_sends_another_code_and_each_works_once(signing_in, mailbox):
+    """The code is drawn by the worker, not derived from the job's arguments (with a
+    secret that Redis holds too): the same job twice, two codes."""
+    claim, client = signing_in
+    ann = register(client, email="ann@example.org")
+    for _ in range(2):
+        assert sign_in.send_sign_in(claim, ann["player_id"], "the-same-request")
+    [(_, first), (_, second)] = codes_sent(mailbox)
+    assert first != second
+    for code in (first, second):
+        assert client.post("/sign-in/code", json={"code": code}).status_code == 201
+        assert client.post("/sign-in/code", json={"code": code}).status_code == 401
+
+
 def test_a_job_sends_nothing_to_a_player_whose_address_is_gone(signing_in, mailbox):
     claim, client = signing_in
     ann = register(client, email="ann@example.org")

@@ -307,8 +307,10 @@ def screenshot(page, name: str) -> Path:
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     page.mouse.move(0, 0)  # no tip where the last click left the pointer
-    page.wait_for_function("() => !document.querySelector('.card.flying')")  # the cards landed
-    page.wait_for_timeout(300)  # and the last card played slid in
+    page.wait_for_function(  # the cards landed, the last one played slid in
+        "() => !document.querySelector('.card.flying')"
+        " && document.getAnimations().every(a => a.playState !== 'running')"
+    )
     png = page.screenshot(path=path, full_page=True)
     counter = page.context.browser.new_page()
     try:

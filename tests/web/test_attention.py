@@ -17,6 +17,7 @@ from tests.web.conftest import (
 )
 
 FACTIONS = ("GN", "GI", "UN", "DO", "DW")
+SEATS = [{"kind": "human"}, {"kind": "ai", "level": "random"}]
 
 # Stands in for the browser's Notification (a headless browser shows none): allowed,
 # and every notification made is kept where the test can read it.
@@ -103,7 +104,7 @@ def test_seven_tabs_of_one_game_share_one_connection_and_any_of_them_moves(site,
     tabs[-1].locator(DECISIONS).first.click()  # the seventh tab's move goes through
     after = wait_for_version(tabs[-1], before)
     for tab in tabs:  # and every tab sees it, and the AI's answer, live
-        wait_for_version(tab, after)
+        wait_for_version(tab, after - 1)
         wait_for_my_turn(tab)
 
 
@@ -135,3 +136,31 @@ def test_the_move_list_marks_what_happened_since_your_last_visit(site, new_page)
     page.wait_for_selector(".felt")
     assert page.locator(".since-banner").count() == 0
     assert page.locator(".history li.round.new").count() == 0
+
+
+def test_without_a_shared_worker_a_tab_holds_one_stream_of_its_own(site, new_page):
+    page = new_page()
+    page.context.add_init_script("delete window.SharedWorker")
+    streams = []
+    page.on("request", lambda request: "/changes?" in request.url and streams.append(request.url))
+    deck = arranged_deck(FACTIONS, 2, {})
+    game_id, invites = site.game(FACTIONS, [HUMAN, "random"], deck)
+    take_seat(page, invite_link(site, game_id, 0, invites[0]), "Ann")
+    for _ in range(3):
+        play(page)
+        wait_for_my_turn(page)  # the AI's answer came live
+    page.goto("/")  # the lobby: live too, by one stream, not one per change
+    public = site.call("POST", "/games", {"players": 2, "public": True, "seats": SEATS})
+    page.locator(f"li[data-game='{public['game_id']}']").wait_for()
+    assert streams and len(streams) <= 2, streams  # the play page's, the lobby's
+
+
+def test_a_live_redraw_keeps_the_keyboard_focus(site, new_page):
+    _, ann, bo = two_people(site, new_page)
+    play(ann)
+    ann.keyboard.press("Tab")  # the keyboard in use
+    ann.locator("button:text-is('Resign')").focus()
+    before = version_of(ann)
+    play(bo)  # Bo's move redraws Ann's page
+    wait_for_version(ann, before)
+    assert ann.evaluate("document.activeElement.textContent") == "Resign"

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 from service.domain import Faction
 from tests.web.conftest import (
     PHONE,
     assert_accessible,
     card_codes,
+    card_label,
     game_id_of,
     play,
     play_until_over,
@@ -41,6 +43,12 @@ def create_in_page(page, players=2, seats=None, **choices) -> dict[int, str]:
         int(links.nth(n).get_attribute("aria-label").rsplit(" ", 1)[1]): links.nth(n).input_value()
         for n in range(links.count())
     }
+
+
+# Everything the page shows or reads out: its text, labels and tips.
+SHOWN = """() => [document.querySelector("main").innerText,
+  ...[...document.querySelectorAll("main [aria-label], main [title]")]
+    .map((e) => `${e.getAttribute("aria-label")} ${e.getAttribute("title")}`)].join("\\n")"""
 
 
 def readable(line: str) -> str:
@@ -95,22 +103,25 @@ def test_two_browsers_play_each_other_live_through_an_invite_and_see_nothing_hid
     take_seat(bo, links[1], "Bo")
     game_id = game_id_of(ann)
     wait_for_my_turn(ann)  # seat 0 leads
-    for _ in range(4):  # a few decisions each, every one seen live by the other
+    moves = 0
+    while moves < 8:  # decisions each, every one seen live by the other
         for page, other in ((ann, bo), (bo, ann)):
             if page.locator(".turn-bar.mine").count():
                 before = version_of(other)
                 play(page)
                 wait_for_version(other, before)
+                moves += 1
     bo_token = json.loads(bo.evaluate("localStorage.getItem('claim.seats')"))[game_id]["token"]
     bo_view = site.call("GET", f"/games/{game_id}", token=bo_token)
     ann_token = json.loads(ann.evaluate("localStorage.getItem('claim.seats')"))[game_id]["token"]
     ann_view = site.call("GET", f"/games/{game_id}", token=ann_token)
     hidden = set(bo_view["you"]["hand"]) - card_codes(json.dumps(ann_view))
     assert hidden, "Bo holds cards Ann may not see"
-    seen_by_ann = [ann.content(), ann.evaluate("JSON.stringify(localStorage)")]
-    seen_by_ann += received
-    for text in seen_by_ann:
+    for text in [ann.evaluate("JSON.stringify(localStorage)"), *received]:  # as codes
         assert not hidden & card_codes(text)
+    shown = ann.evaluate(SHOWN)  # as the page names cards: "Goblins 3"
+    assert not [card for card in hidden if card_label(card) in shown]
+    assert card_label(ann_view["you"]["hand"][0]) in shown  # (the page does name cards so)
     play_until_over(ann, bo)
     assert site.call("GET", f"/games/{game_id}")["status"] == "finished"
 
@@ -127,10 +138,12 @@ def test_four_players_in_teams_two_people_and_two_ais(new_page, site):
     view = site.call("GET", f"/games/{game_id_of(ann)}")
     assert view["status"] == "finished"
     result = ann.locator("section[aria-labelledby='p-result']").inner_text()
-    if view["ending"]["winners"] == [0]:
-        assert "You won! Winner: your team (you & AI (random), seat 2)" in result
-    elif view["ending"]["winners"] == [1]:
-        assert "You lost. Winner: team 1 (Bo & AI (random), seat 3)" in result
+    expected = {
+        (0,): "You won! Winner: your team (you & AI (random), seat 2)",
+        (1,): "You lost. Winner: team 1 (Bo & AI (random), seat 3)",
+        (): "Winner: nobody (a draw)",
+    }
+    assert expected[tuple(view["ending"]["winners"])] in result
 
 
 def test_a_replay_steps_forward_and_back_to_a_known_step(new_page, site):
@@ -278,9 +291,11 @@ def test_pages_load_nothing_from_another_host_and_are_small(new_page, site):
 def test_the_leaderboard_page_shows_the_ratings_of_each_player_count(new_page, site):
     seats = [{"kind": "ai", "level": "random"}, {"kind": "ai", "level": "greedy"}]
     game = site.call("POST", "/games", {"players": 2, "seats": seats, "rated": True})
-    view = game
-    while view.get("ratings") is None:
-        view = site.call("GET", f"/games/{game['game_id']}?after={view['version']}&wait=2")
+    site.wait(game["game_id"], lambda view: view["status"] == "finished")
+    give_up = time.monotonic() + 60
+    while site.call("GET", f"/games/{game['game_id']}")["ratings"] is None:  # moments later
+        assert time.monotonic() < give_up, "the ratings never took the game in"
+        time.sleep(0.1)
     page = new_page()
     page.goto("/")
     page.click("header >> text=Ratings")

@@ -22,6 +22,10 @@ def register(page, name: str, email: str | None = None) -> dict:
     return json.loads(page.evaluate("localStorage.getItem('claim.player')"))
 
 
+def player_key(page) -> str:
+    return json.loads(page.evaluate("localStorage.getItem('claim.player')"))["key"]
+
+
 def a_game_for(site, page, name: str) -> str:
     """A game against the AI whose seat 0 `page` takes (as its registered player if it
     is signed in)."""
@@ -91,8 +95,53 @@ def test_a_guest_who_registers_keeps_the_seats_taken_in_this_browser(site, new_p
     page = new_page()
     game_id = a_game_for(site, page, "Fay")  # as a guest: nobody is signed in here
     register(page, "Fay")
-    page.wait_for_selector("text=1 seat you had taken here as a guest is now yours")
+    offer = page.locator("[aria-label='seats taken here as a guest']")
+    assert "This browser holds 1 seat taken as a guest" in offer.inner_text()
+    assert site.call("GET", "/me/games", token=player_key(page))["games"] == []  # not unasked
+    offer.locator("text=Make them mine").click()
+    page.wait_for_selector("text=1 seat is yours now, on every device.")
+    page.reload()
     page.locator(f"li[data-game='{game_id}']").wait_for()
-    key = json.loads(page.evaluate("localStorage.getItem('claim.player')"))["key"]
-    view = site.call("GET", f"/games/{game_id}", token=key)
+    assert page.evaluate("localStorage.getItem('claim.seats')") == "{}"  # the key opens it
+    view = site.call("GET", f"/games/{game_id}", token=player_key(page))
     assert view["you"]["seat"] == 0  # the player's key opens the seat: on any device
+    page.goto(f"/play/{game_id}")
+    wait_for_my_turn(page)
+
+
+def test_signing_out_leaves_this_browser_no_seat_to_open(site, new_page):
+    page = new_page()
+    guest_game = a_game_for(site, page, "Gil")  # a guest seat, then a player's seat
+    register(page, "Gil")
+    players_game = a_game_for(site, page, "Gil")
+    page.goto("/inbox")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("text=Sign out of this browser")
+    page.wait_for_selector("#reg-name")
+    assert page.evaluate("localStorage.getItem('claim.player')") is None
+    page.goto("/")
+    page.wait_for_selector("text=None in this browser yet.")
+    for game_id in (guest_game, players_game):
+        page.goto(f"/play/{game_id}")
+        page.wait_for_selector("text=You are watching.")
+        assert page.locator("ul[aria-label='your hand']").count() == 0
+
+
+def test_a_device_signed_out_from_another_stops_opening_anything(site, new_page):
+    desktop, phone = new_page(), new_page()
+    register(desktop, "Hana")
+    desktop.goto("/inbox")
+    desktop.click("text=Sign in on another device")
+    phone.goto(desktop.locator("input[aria-label='sign-in link']").input_value())
+    phone.wait_for_selector("text=Signed in as Hana")
+    devices = desktop.locator("ul[aria-label='your devices'] li")
+    devices.nth(1).wait_for()
+    assert "this device" in devices.first.inner_text() and devices.count() == 2
+    desktop.once("dialog", lambda dialog: dialog.accept())
+    devices.nth(1).locator("text=Sign it out").click()
+    desktop.wait_for_function(
+        "() => document.querySelectorAll(\"ul[aria-label='your devices'] li\").length === 1"
+    )
+    phone.goto("/inbox")
+    phone.wait_for_selector("text=This device was signed out of your player.")
+    assert phone.evaluate("localStorage.getItem('claim.player')") is None

@@ -199,3 +199,16 @@ def test_the_replay_of_a_finished_game_shows_every_hand(site, new_page):
         faces.first.wait_for()
         assert faces.count() == len(hand)
     assert page.locator(".felt button").count() == 0  # nothing to press in a replay
+
+
+def test_the_replay_of_a_resigned_game_reaches_its_last_step(site, new_page):
+    game_id, invites = site.game(FACTIONS, [HUMAN, "random"], arranged_deck(FACTIONS, 2, {}))
+    token = site.join(game_id, 0, invites[0], "Lee")
+    site.play_for(game_id, token)
+    site.call("POST", f"/games/{game_id}/resign", token=token)
+    last = site.call("GET", f"/games/{game_id}/replay/0")["last_step"]
+    assert last > site.call("GET", f"/games/{game_id}")["decisions"]  # the resignation too
+    page = new_page()
+    page.goto(f"/replay/{game_id}")
+    page.wait_for_selector(f"text=step {last} of {last}")
+    assert "resigned" in page.locator("#account").inner_text()

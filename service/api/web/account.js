@@ -1,22 +1,44 @@
-// A registered player in this browser: registering (which also makes the guest seats
-// this browser holds the player's, so that they no longer die with its storage), the
-// key shown once with a copy button, and a sign-in link (with its QR code) that opens
-// the same player on another device. The key travels after `#`, which no request
-// carries: it reaches the other device's page, never a server log.
-import { api, problemText } from "./api.js";
+// A registered player in this browser, the account's actions: registering, the key
+// shown once with a copy button, making this browser's guest seats the player's (so
+// that they no longer die with its storage; offered, never done unasked: on a shared
+// computer they may be somebody else's), and a sign-in link (with its QR code) that
+// opens the same player on another device, whose keys can be listed and revoked. A
+// key travels after `#`, which no request carries: it reaches the other device's
+// page, never a server log.
+import { ApiError, api, problemText } from "./api.js";
 import { failure, h, plural } from "./dom.js";
-import { keepPlayer, seats } from "./store.js";
+import { forgetSeat, keepPlayer, seats } from "./store.js";
 
-// Make the guest seats of this browser the player's (`POST /me/seats`); how many.
-export async function bindGuestSeats(me) {
+// Make the guest seats of this browser the player's (`POST /me/seats`); how many. A
+// seat made the player's is opened by the player's key from then on: its token goes.
+async function bindGuestSeats(me) {
   let bound = 0;
   for (const [gameId, { seat, token }] of Object.entries(seats())) {
     try {
       await api("POST", "/me/seats", { body: { game_id: gameId, seat, token }, credential: me.key });
+      forgetSeat(gameId);
       bound += 1;
-    } catch { /* over, or already somebody's: it stays a guest seat of this browser */ }
+    } catch (error) {  // over, or somebody's already: it stays a guest seat of this browser
+      if (!(error instanceof ApiError)) throw error;
+    }
   }
   return bound;
+}
+
+// "This browser holds N seats taken as a guest: make them mine", or nothing.
+export function guestSeatsOffer(me) {
+  const count = Object.keys(seats()).length;
+  if (!count) return null;
+  const box = h("div", { class: "notice", role: "group", "aria-label": "seats taken here as a guest" });
+  const button = h("button", { type: "button", class: "primary", onclick: async () => {
+    button.disabled = true;
+    const bound = await bindGuestSeats(me);
+    box.replaceChildren(h("p", {}, bound
+      ? `${plural(bound, "seat")} ${bound === 1 ? "is" : "are"} yours now, on every device.`
+      : "None of them could be made yours (their games are over, or they are somebody's already)."));
+  } }, "Make them mine");
+  box.append(h("p", {}, `This browser holds ${plural(count, "seat")} taken as a guest, without a player. If ${count === 1 ? "it is" : "they are"} yours, make ${count === 1 ? "it" : "them"} ${me.name}'s: then ${count === 1 ? "it opens" : "they open"} on every device you sign in on.`), button);
+  return box;
 }
 
 export function copyField(value, label) {
@@ -29,14 +51,13 @@ export function copyField(value, label) {
 }
 
 // The key, shown once after registering: where it is kept and what it opens.
-export function keyNotice(me, bound) {
+export function keyNotice(me) {
   return h("section", { class: "notice", "aria-labelledby": "key-title" }, h("h2", { id: "key-title" }, `Welcome, ${me.name}`),
-    h("p", {}, "This is your player key. This browser keeps it; copy it somewhere safe too: it opens your games on any device, and it is shown only now."),
-    copyField(me.key, "your player key"),
-    bound ? h("p", {}, `${plural(bound, "seat")} you had taken here as a guest ${bound === 1 ? "is" : "are"} now yours, in your inbox.`) : null);
+    h("p", {}, "This is your player key. This browser keeps it; copy it somewhere safe too (a program playing for you uses it): it opens your games on any device, and it is shown only now."),
+    copyField(me.key, "your player key"), guestSeatsOffer(me));
 }
 
-// Register with a name (and an email for notifications); then `done(me, bound)`.
+// Register with a name (and an email for notifications); then `done(me)`.
 export function registerForm(done, intro) {
   const name = h("input", { id: "reg-name", required: true, maxlength: 64, autocomplete: "nickname" });
   const email = h("input", { id: "reg-email", type: "email", autocomplete: "email" });
@@ -50,7 +71,7 @@ export function registerForm(done, intro) {
       const made = await api("POST", "/players", { body: { name: name.value, ...(email.value ? { email: email.value } : {}) } });
       const me = { id: made.player_id, key: made.key, name: made.name };
       keepPlayer(me);
-      done(me, await bindGuestSeats(me));
+      done(me);
     } catch (error) { note.replaceChildren(failure(error)); }
   });
   return form;
@@ -65,9 +86,29 @@ async function qrCode(text) {
     h("svg:rect", { x: -2, y: -2, width: size + 4, height: size + 4, fill: "#fff" }), h("svg:path", { d: path.join(""), fill: "#000" }));
 }
 
+function deviceList(me) {
+  const list = h("ul", { class: "devices", "aria-label": "your devices" });
+  async function draw() {
+    try {
+      const { devices } = await api("GET", "/me/devices", { credential: me.key });
+      list.replaceChildren(...devices.map((device) => h("li", {}, `${device.name}, since ${new Date(device.created_at).toLocaleDateString()}`,
+        device.current ? h("span", { class: "badge" }, "this device") : h("button", { type: "button", "aria-label": `Sign out ${device.name} of ${new Date(device.created_at).toLocaleString()}`,
+          onclick: async () => {
+            if (!confirm(`Sign out "${device.name}"? Its key stops working at once.`)) return;
+            await api("DELETE", `/me/devices/${device.device_id}`, { credential: me.key }).catch((error) => list.append(failure(error)));
+            draw();
+          } }, "Sign it out"))));
+    } catch (error) { list.replaceChildren(h("li", {}, failure(error))); }
+  }
+  draw();
+  return [list, draw];
+}
+
 // "Sign in on another device": a key of its own for that device (revocable alone),
-// as a link to open there and a QR code to scan.
+// as a link to open there and a QR code to scan; the devices signed in, each of which
+// can be signed out from here (a lost phone).
 export function otherDevice(me) {
+  const [devices, redraw] = deviceList(me);
   const out = h("div", { "aria-live": "polite" });
   const button = h("button", { type: "button", onclick: async () => {
     button.disabled = true;
@@ -76,8 +117,10 @@ export function otherDevice(me) {
       const link = `${location.origin}/sign-in#key=${encodeURIComponent(device.key)}`;
       out.replaceChildren(h("p", {}, "Open this link on your other device, or scan the code with its camera. It signs that device in as you; anybody with it can play your games, so send it only to yourself. It is shown only now."),
         copyField(link, "sign-in link"), await qrCode(link));
+      redraw();
     } catch (error) { out.replaceChildren(h("p", { class: "notice error", role: "alert" }, problemText(error))); button.disabled = false; }
   } }, "Sign in on another device");
   return h("section", { class: "panel", "aria-labelledby": "p-devices" }, h("h2", { id: "p-devices" }, "Your other devices"),
-    h("p", {}, "Play from your phone and your computer alike: every device signed in as you sees the same games and inbox."), button, out);
+    h("p", {}, "Play from your phone and your computer alike: every device signed in as you sees the same games and inbox."), button, out,
+    h("h3", {}, "Signed in now"), devices);
 }

@@ -49,6 +49,8 @@ export async function persisting(send, onRetry) {
   return send();
 }
 
-export function idempotencyKey() {
-  return crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+// A random id (an Idempotency-Key): crypto.randomUUID is for secure contexts (https,
+// localhost) only; random bytes are everywhere.
+export function randomId() {
+  return crypto.randomUUID?.() ?? Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 }

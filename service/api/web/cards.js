@@ -46,6 +46,8 @@ export function withTip(target, text, cls = "") {
   target.setAttribute("aria-describedby", [target.getAttribute("aria-describedby"), id].filter(Boolean).join(" "));
   const host = h("span", { class: `tip-host ${cls}`.trim() }, target, h("span", { role: "tooltip", id, class: "tip" }, text));
   host.addEventListener("keydown", (event) => { if (event.key === "Escape") host.classList.add("tip-closed"); });
+  host.addEventListener("click", () => host.classList.toggle("tip-open"));  // a tap, where nothing hovers
+  host.addEventListener("focusout", () => host.classList.remove("tip-open"));
   const keepInWindow = () => requestAnimationFrame(() => {  // near an edge, slide it in
     const tip = host.lastElementChild;
     tip.style.setProperty("--shift", "0px");
@@ -55,8 +57,9 @@ export function withTip(target, text, cls = "") {
   });
   host.addEventListener("mouseenter", keepInWindow);
   host.addEventListener("focusin", keepInWindow);
+  host.addEventListener("click", keepInWindow);
   host.addEventListener("focusout", () => host.classList.remove("tip-closed"));
-  host.addEventListener("mouseleave", () => host.classList.remove("tip-closed"));
+  host.addEventListener("mouseleave", () => host.classList.remove("tip-closed", "tip-open"));
   return host;
 }
 

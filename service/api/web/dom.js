@@ -21,6 +21,23 @@ export function h(tag, attrs = {}, ...children) {
   return element;
 }
 
+// What names the element that has the focus, to find its like after a redraw: its
+// label, its id, or the kind and text of a control (a redraw makes new elements).
+export function focusKey() {
+  const element = document.activeElement;
+  if (!element || element === document.body || !main().contains(element)) return null;
+  return element.getAttribute("aria-label") || (element.id && `#${element.id}`) || `${element.tagName}:${element.textContent.trim()}`;
+}
+
+// Focus the element of the page named by `key` as `focusKey` named it; whether found.
+export function refocus(key) {
+  if (!key) return false;
+  const found = [...main().querySelectorAll("button, a, input, select, summary, [tabindex]")].find((element) =>
+    element.getAttribute("aria-label") === key || `#${element.id}` === key || `${element.tagName}:${element.textContent.trim()}` === key);
+  found?.focus({ preventScroll: true });
+  return Boolean(found);
+}
+
 export function show(...nodes) { main().replaceChildren(...nodes.flat(Infinity).filter((node) => node != null)); }
 export function append(...nodes) { main().append(...nodes.flat(Infinity).filter((node) => node != null)); }
 
@@ -41,16 +58,6 @@ export function panel(title, ...content) {
 }
 
 export function plural(count, word, many = `${word}s`) { return `${count} ${count === 1 ? word : many}`; }
-
-// "4 min", "2 h 5 min", "3 days": how long, for a person.
-export function duration(seconds) {
-  if (seconds <= 0) return "0 s";
-  if (seconds < 60) return `${Math.round(seconds)} s`;
-  const minutes = Math.round(seconds / 60);
-  if (minutes < 60) return `${minutes} min`;
-  const hours = Math.floor(minutes / 60);
-  return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.floor(hours / 24)} days`;
-}
 
 // A clock's face: "04:59" under an hour, "2:04:59" under two days, else "3 days 4 h".
 export function clockFace(seconds) {

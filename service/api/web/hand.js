@@ -17,6 +17,7 @@ function whyNot(view, code, mine) {
   if (reason) return sentence(reason);
   if (view.status !== "running") return view.status === "open" ? "The game has not started." : "The game is over.";
   if (view.seats[view.you.seat].takeover) return "An AI plays your seat now: take it back first.";
+  if (view.table.to_act === view.you.seat) return "Your move is on its way.";
   if (!mine) return `Not your turn: ${seatName(view, view.table.to_act)} plays now.`;
   return "Not now: choose what to take first.";
 }

@@ -1,46 +1,68 @@
 // Live changes for a page: which of its games changed, whether the lobby did. Through
 // the browser's one shared connection (live-worker.js) where SharedWorker exists, else
 // through a stream of this tab's own. `watch({games, lobby}, onChange)` answers a
-// handle to `update` what is watched; onChange gets {type: "game", game_id, version},
-// {type: "lobby"} or {type: "ready"} (after each (re)connection: look again).
+// handle to `update` what is watched and to `close`; onChange gets {type: "game",
+// game_id, version}, {type: "lobby"} or {type: "ready"} (the first: live from now on;
+// a later one: connected again, look again).
+import { randomId } from "./api.js";
+import { changesAddress, openChanges } from "./changes.js";
+
 const WORKER = "/web/live-worker.js";
 
 function ownStream(onChange) {
-  let source = null;
-  let pause = 1000;
-  const open = (games, lobby) => {
-    source?.close();
-    const query = new URLSearchParams({ max_seconds: "3600" });
-    if (games.length) query.set("games", games.join(","));
-    if (lobby) query.set("lobby", "true");
-    if (!games.length && !lobby) { source = null; return; }
-    const stream = new EventSource(`/changes?${query}`);
-    source = stream;
-    stream.addEventListener("game", (event) => onChange({ type: "game", ...JSON.parse(event.data) }));
-    stream.addEventListener("lobby", () => onChange({ type: "lobby" }));
-    stream.addEventListener("ready", () => { pause = 1000; onChange({ type: "ready" }); });
-    stream.onerror = () => {
-      if (stream !== source || stream.readyState !== EventSource.CLOSED) return;
-      setTimeout(() => { if (stream === source) open(games, lobby); }, pause);
-      pause = Math.min(pause * 2, 60_000);
-    };
+  let stream = null;
+  let asked = "";
+  return {
+    post: ({ games, lobby }) => {
+      const address = changesAddress(games, lobby);
+      if (address === asked) return;
+      stream?.close();
+      asked = address;
+      stream = address ? openChanges(address, {
+        game: (change) => onChange({ type: "game", ...change }),
+        lobby: () => onChange({ type: "lobby" }),
+        ready: () => onChange({ type: "ready" }),
+        down: () => {},
+      }) : null;
+    },
+    close: () => { stream?.close(); stream = null; asked = ""; },
   };
-  return { post: ({ games, lobby }) => open(games, lobby), close: () => { source?.close(); source = null; } };
 }
 
 function sharedStream(onChange) {
-  const worker = new SharedWorker(WORKER, { name: "claim-live-1" });
-  worker.port.onmessage = ({ data }) => onChange(data);
-  worker.port.start();
   let watched = { type: "watch", games: [], lobby: false };
-  const post = (message) => worker.port.postMessage(message);
-  addEventListener("pagehide", () => post({ type: "bye" }));
-  addEventListener("pageshow", (event) => {  // back from the back-forward cache
-    if (event.persisted) { post(watched); onChange({ type: "ready" }); }
+  let port = null;
+  const connect = () => {
+    port = new SharedWorker(WORKER, { name: "claim-live-2", type: "module" }).port;
+    port.onmessage = ({ data }) => onChange(data);
+    port.start();
+  };
+  const bye = () => port?.postMessage({ type: "bye" });
+  const back = (event) => {  // back from the back-forward cache: the worker may be gone
+    if (!event.persisted) return;
+    connect();
+    port.postMessage(watched);
+    onChange({ type: "ready" });
+  };
+  addEventListener("pagehide", bye);
+  addEventListener("pageshow", back);
+  connect();
+  // A lock this tab holds while it lives, named to the worker once it is held: the
+  // worker lets go of a tab that died without saying bye (a crash, a phone discarding
+  // it) when it gets the lock.
+  const lock = `claim-tab-${randomId()}`;
+  navigator.locks?.request(lock, () => {
+    port.postMessage({ type: "lock", lock });
+    return new Promise(() => {});
   });
   return {
-    post: ({ games, lobby }) => { watched = { type: "watch", games, lobby }; post(watched); },
-    close: () => post({ type: "bye" }),
+    post: ({ games, lobby }) => { watched = { ...watched, games, lobby }; port.postMessage(watched); },
+    close: () => {
+      bye();
+      port.close();
+      removeEventListener("pagehide", bye);
+      removeEventListener("pageshow", back);
+    },
   };
 }
 

@@ -10,7 +10,6 @@ import { cardLabel, factionName } from "./factions.js";
 import { Who, relation, seatName, teamOf, who } from "./words.js";
 
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
-const ROUNDS = { 2: 13, 3: 12, 4: 9 };  // rounds per phase (RULES.md 4)
 
 // Where `seat` sits for the reader `me` (a spectator sees seat 0 at the bottom).
 export function placeOf(view, seat, me) {
@@ -18,7 +17,13 @@ export function placeOf(view, seat, me) {
   return PLACES[n][(seat - (me ?? 0) + n) % n];
 }
 
-export const roundsPerPhase = (players) => ROUNDS[players];
+// The rounds of the phase being played: those played, and one for each card of the
+// fullest hand (a seat that has not played yet this round still holds its card; a
+// round whose prizes are being taken is still this one).
+export function roundsOfPhase(view) {
+  const table = view.table;
+  return table.round + Math.max(...table.hand_sizes) + (table.trick.length === view.players ? 1 : 0);
+}
 
 // The trick to show now: the cards of the round being played, or, before its first
 // card, the round just finished (its winner marked).

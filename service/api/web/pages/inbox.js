@@ -1,12 +1,12 @@
 // /inbox: register (or sign in), then your games on every device, those waiting for
 // you first, updated live; your other devices.
 import { api } from "../api.js";
-import { copyField, keyNotice, otherDevice, registerForm } from "../account.js";
+import { guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
 import { showTurns } from "../attention.js";
 import { clockFace, failure, h, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch } from "../live.js";
-import { forgetPlayer, player } from "../store.js";
+import { forgetPlayer, forgetSeat, player, seats } from "../store.js";
 import { readable } from "../words.js";
 
 // An inbox entry's game as `readable` wants a view: its seats.
@@ -35,21 +35,28 @@ function entryItem(entry) {
   return gameItem({ ...entry, factions: entry.factions ?? [], seats: entry.seats ?? [] }, { what, go, mark: entry.your_turn ? "your-turn" : "" });
 }
 
+// What the page listens to, to let go of when it is drawn anew (registered, signed out).
+let listening = null;
+
 export default async function inboxPage(welcome = null) {
+  listening?.();
+  listening = null;
   const me = player();
   if (!me) {
-    const form = registerForm((made, bound) => inboxPage(keyNotice(made, bound)),
+    const form = registerForm((made) => inboxPage(keyNotice(made)),
       "Register to keep your games in one inbox on every device, to be told when it is your turn, and to play rated games.");
-    show(h("h1", {}, "Inbox"), form, h("p", {}, "Registered already? ", h("a", { href: "/sign-in" }, "Sign in on this device"), "."));
+    show(h("h1", {}, "Inbox"), welcome, form, h("p", {}, "Registered already? ", h("a", { href: "/sign-in" }, "Sign in on this device"), "."));
     form.querySelector("input").focus();
     return;
   }
   const list = h("section", { "aria-labelledby": "inbox-games" }, h("h2", { id: "inbox-games" }, "Your games"), h("p", { class: "muted" }, "Loading…"));
-  const keyBox = h("details", { class: "panel" }, h("summary", {}, "Your player key (for programs and for signing in by hand)"), copyField(me.key, "your player key"));
-  show(h("h1", {}, `Inbox of ${me.name}`), welcome, list, otherDevice(me), keyBox,
+  show(h("h1", {}, `Inbox of ${me.name}`), welcome, welcome ? null : guestSeatsOffer(me), list, otherDevice(me),
     h("p", {}, h("a", { href: "/leaderboard" }, "Ratings"), " · ",
       h("button", { type: "button", onclick: () => {
-        if (confirm("Forget your player key in this browser? You can sign in again with a sign-in link or the key.")) { forgetPlayer(); inboxPage(); }
+        if (!confirm("Sign out of this browser? It forgets your key and every seat it holds; sign in again with a sign-in link or your key.")) return;
+        forgetPlayer();
+        for (const gameId of Object.keys(seats())) forgetSeat(gameId);
+        inboxPage();
       } }, "Sign out of this browser")));
   let live = null;
   let versions = new Map();  // game id -> its entry, as shown
@@ -61,21 +68,29 @@ export default async function inboxPage(welcome = null) {
       showTurns(games.filter((entry) => entry.your_turn).length, "Inbox");
       list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"),
         gameList("your games", games.map(entryItem), "No games yet: join a game with an invite link while signed in, and it comes here."));
-      versions = new Map(games.filter((entry) => entry.status !== "aborted").slice(0, 40).map((entry) => [entry.game_id, entry]));
+      versions = new Map(games.filter((entry) => entry.status === "running" || entry.status === "open").slice(0, 40).map((entry) => [entry.game_id, entry]));
       if (live && [...versions.keys()].join() !== watched.join()) live.update({ games: watched = [...versions.keys()] });
-    } catch (error) { list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"), failure(error)); }
+    } catch (error) {
+      if (error.status === 401) {  // this device's key was signed out (from another device)
+        forgetPlayer();
+        return inboxPage(h("p", { class: "notice", role: "alert" }, "This device was signed out of your player. Sign in again, or register."));
+      }
+      list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"), failure(error));
+    }
   }
   await draw();
-  // Live: a game moved on (or a finished one has news: a rematch, its ratings), or (a
-  // second "ready") the connection was made again. A burst of news: one look.
+  // Live: a game being played moved on, or (a second "ready") the connection was made
+  // again. A burst of news: one look.
   let pending = null;
   let connected = false;
   watched = [...versions.keys()];
   live = watch({ games: watched }, (change) => {
     const entry = versions.get(change.game_id);
-    const news = change.type === "game" ? !entry || change.version > entry.version || (connected && entry.status === "finished") : connected;
+    const news = change.type === "game" ? !entry || change.version > entry.version : connected;
     if (change.type === "ready") connected = true;
     if (news) { clearTimeout(pending); pending = setTimeout(draw, 100); }
   });
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) draw(); });
+  const onVisible = () => { if (!document.hidden) draw(); };
+  document.addEventListener("visibilitychange", onVisible);
+  listening = () => { live.close(); clearTimeout(pending); document.removeEventListener("visibilitychange", onVisible); };
 }

@@ -15,6 +15,13 @@ const FILTERS = [
   ["public", "Seats", [["", "any"], ["true", "open to all"], ["false", "by invite"]]],
 ];
 
+// Draw `section` anew with `children`, unless it shows just that already: a live lobby
+// changes often, and an unchanged list keeps its focus and the reader's place.
+function redraw(section, ...children) {
+  const drawn = h("div", {}, children);
+  if (drawn.innerHTML !== section.innerHTML) section.replaceChildren(...drawn.childNodes);
+}
+
 function go(status, game) {
   if (status === "finished") return h("a", { href: `/replay/${game.game_id}` }, "Replay");
   if (status === "open" && game.public) return game.open_seats.map((seat) => h("a", { href: `/play/${game.game_id}?seat=${seat}` }, `Join seat ${seat}`));
@@ -54,33 +61,42 @@ export default async function lobbyPage() {
   let versions = new Map();  // your running and open games: the version shown
   let watched = [];
 
+  let yoursAsked = 0;  // answers that come late (overtaken by a later look) are dropped
   async function drawYours() {
+    const asked = ++yoursAsked;
     const games = await yourGames();
+    if (asked !== yoursAsked) return;
     showTurns(games.filter((game) => game.yourTurn && game.status === "running").length, "Lobby");
     const items = games.map((game) => h("li", { class: `game-item${game.yourTurn ? " your-turn" : ""}`, "data-game": game.id },
       h("div", { class: "game-what" }, h("a", { href: game.status === "finished" ? `/replay/${game.id}` : `/play/${game.id}` }, `Game ${game.id.slice(0, 8)}`),
         ` · seat ${game.seat} · ${game.status}`),
       game.yourTurn && game.status === "running" ? h("div", { class: "game-status" }, h("strong", {}, "Your turn")) : null,
       game.guest ? h("div", { class: "game-go" }, h("button", { type: "button", onclick: () => { forgetSeat(game.id); drawYours(); }, "aria-label": `Forget seat of game ${game.id}` }, "Forget this seat")) : null));
-    yours.replaceChildren(h("h2", { id: "lobby-yours" }, "Your games"), gameList("your games", items, "None in this browser yet."));
+    redraw(yours, h("h2", { id: "lobby-yours" }, "Your games"), gameList("your games", items, "None in this browser yet."));
     versions = new Map(games.filter((game) => game.status === "running" || game.status === "open").map((game) => [game.id, game.version]));
     if (live && [...versions.keys()].join() !== watched.join()) live.update({ lobby: true, games: watched = [...versions.keys()] });
   }
-  async function drawLists() {
+  function chosenFilters() {
     const chosen = new URLSearchParams(new FormData(filters));
     for (const [key, value] of [...chosen]) if (!value) chosen.delete(key);
+    return chosen;
+  }
+  let listsAsked = 0;
+  async function drawLists() {
+    const asked = ++listsAsked;
+    const chosen = chosenFilters();
     await Promise.all(STATUSES.map(async ([status, title], n) => {
-      const section = lists[n];
+      const heading = h("h2", { id: `lobby-${status}` }, title);
       try {
         const page = await api("GET", `/games?status=${status}&limit=20${chosen.size ? `&${chosen}` : ""}`);
+        if (asked !== listsAsked) return;
         const more = page.total > page.games.length ? h("p", { class: "muted" }, `The newest ${page.games.length} of ${page.total}.`) : "";
-        section.replaceChildren(h("h2", { id: `lobby-${status}` }, title), gameList(`${title.toLowerCase()}`, page.games.map((game) => gameItem(game, { go: go(status, game) }))), more);
-      } catch (error) { section.replaceChildren(h("h2", { id: `lobby-${status}` }, title), failure(error)); }
+        redraw(lists[n], heading, gameList(`${title.toLowerCase()}`, page.games.map((game) => gameItem(game, { go: go(status, game) }))), more);
+      } catch (error) { lists[n].replaceChildren(heading, failure(error)); }
     }));
   }
   filters.addEventListener("change", () => {
-    const chosen = new URLSearchParams(new FormData(filters));
-    for (const [key, value] of [...chosen]) if (!value) chosen.delete(key);
+    const chosen = chosenFilters();
     history.replaceState(null, "", chosen.size ? `/?${chosen}` : "/");
     drawLists();
   });

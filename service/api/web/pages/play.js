@@ -2,15 +2,15 @@
 // newest view; every change redraws the page from it. Live: the browser's shared
 // connection says when the game changed, and this tab then reads its own view.
 import { keyNotice, registerForm } from "../account.js";
-import { ApiError, api, idempotencyKey, persisting, problemText, problemsOnly } from "../api.js";
+import { ApiError, api, randomId, persisting, problemText, problemsOnly } from "../api.js";
 import { attentionControls, showTurns, yourTurnNow } from "../attention.js";
-import { clockFace, failure, h, panel, plural, say, shortId, show } from "../dom.js";
+import { clockFace, failure, focusKey, h, panel, plural, refocus, say, shortId, show } from "../dom.js";
 import { cardLabel, factionName } from "../factions.js";
 import { handElement } from "../hand.js";
 import { historyElement } from "../history.js";
 import { watch } from "../live.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
-import { roundsPerPhase, shownTrick, tableElement } from "../table.js";
+import { roundsOfPhase, shownTrick, tableElement } from "../table.js";
 import { decisionText, relation, seatName } from "../words.js";
 import { credentialFor, forgetSeat, keepSeat, keepVisit, lastVisit, player, seats } from "../store.js";
 
@@ -19,7 +19,7 @@ const over = (view) => view.status === "finished" || view.status === "aborted";
 
 function phaseLine(view) {
   const table = view.table;
-  const of = roundsPerPhase(view.players);
+  const of = roundsOfPhase(view);
   const what = table.phase === 1
     ? "Win a round to take the prize for your followers; the others draw."
     : "Your followers are your hand now: win rounds to put their cards on your score pile.";
@@ -45,7 +45,7 @@ async function joinPage(gameId, seat, invite, play, welcome = null) {
   const me = player();
   const intro = h("p", {}, `${view.players} players, ${view.factions.map(factionName).join(", ")}${view.rated ? ", rated" : ""}. ${invite ? "You are invited to" : "Take"} seat ${seat}.`);
   if (view.rated && !me) {  // a rated seat is for a registered player only
-    const form = registerForm((made, bound) => joinPage(gameId, seat, invite, play, keyNotice(made, bound)),
+    const form = registerForm((made) => joinPage(gameId, seat, invite, play, keyNotice(made)),
       "This game is rated: its seats are for registered players. Register (it takes a name) and you take the seat as yourself.");
     show(h("h1", {}, "Join a rated game"), intro, form);
     form.querySelector("input").focus();
@@ -63,7 +63,7 @@ async function joinPage(gameId, seat, invite, play, welcome = null) {
     try {
       const joined = await api("POST", `/games/${gameId}/seats/${seat}`, {
         body: { ...(invite ? { invite } : {}), ...(name.value ? { name: name.value } : {}) }, credential: asPlayer?.checked ? me.key : null });
-      keepSeat(gameId, seat, joined.token);
+      if (!asPlayer?.checked) keepSeat(gameId, seat, joined.token);  // else the player's keys open it
       history.replaceState(null, "", `/play/${gameId}`);
       play(gameId);
     } catch (error) { note.replaceChildren(failure(error)); }
@@ -123,7 +123,7 @@ export default async function playPage(gameId) {
     if (busy) return;
     busy = true;
     document.querySelector(".hand-area")?.setAttribute("aria-busy", "true");
-    const sent = { body: { move: decision, expected_version: view.version }, credential, headers: { "Idempotency-Key": idempotencyKey() } };
+    const sent = { body: { move: decision, expected_version: view.version }, credential, headers: { "Idempotency-Key": randomId() } };
     let moved;
     try {
       moved = await persisting(() => api("POST", `/games/${gameId}/moves`, sent), say);
@@ -131,7 +131,7 @@ export default async function playPage(gameId) {
       busy = false;
       if (!(error instanceof ApiError)) throw error;
       say(problemText(error));
-      return refresh();
+      return refresh().catch(problemsOnly((again) => say(problemText(again))));
     }
     busy = false;  // before drawing: the next decision may be this seat's too
     say(`You ${decisionText(decision, view.you?.peek)}.`);
@@ -143,7 +143,7 @@ export default async function playPage(gameId) {
   }
   async function rematch() {
     if (view.rematch && (seats()[view.rematch] || player())) {
-      const mine = await api("GET", `/games/${view.rematch}`, { credential: credentialFor(view.rematch) }).catch(() => null);
+      const mine = await api("GET", `/games/${view.rematch}`, { credential: credentialFor(view.rematch) }).catch(problemsOnly(() => null));
       if (mine?.you) { location.href = `/play/${view.rematch}`; return; }
     }
     try {
@@ -171,7 +171,7 @@ export default async function playPage(gameId) {
   }
 
   function draw() {
-    const focused = document.activeElement?.getAttribute("aria-label");
+    const focused = focusKey();
     const movesBox = document.querySelector(".history");
     const movesAtEnd = !movesBox || movesBox.scrollTop + movesBox.clientHeight >= movesBox.scrollHeight - 8;
     const me = view.you?.seat ?? null;
@@ -206,9 +206,7 @@ export default async function playPage(gameId) {
     const moves = document.querySelector(".history");
     if (moves && !shown && sinceLastVisit) moves.scrollTop = document.getElementById("since-last-visit").offsetTop - moves.offsetTop;
     else if (moves && movesAtEnd) moves.scrollTop = moves.scrollHeight;
-    const again = focused && document.querySelector(`main [aria-label="${CSS.escape(focused)}"]`);
-    if (again) again.focus();
-    else if (focused?.startsWith("Play ") || focused?.startsWith("Take ")) {  // the card is gone: stay in the hand
+    if (!refocus(focused) && (focused?.startsWith("Play ") || focused?.startsWith("Take "))) {  // the card is gone: stay in the hand
       (document.querySelector(".hand .playable") ?? document.querySelector("ul[aria-label='your hand']"))?.focus();
     }
     if (shown && table && table.rounds.length > shown.rounds) flyTaken(table.rounds.at(-1));

@@ -35,8 +35,9 @@ async function auditPanel(gameId) {
 }
 
 export default async function replayPage(gameId) {
-  const game = await api("GET", `/games/${gameId}`);
-  const last = game.decisions;
+  // Every event after the deal is a step (decisions, timeouts, a resignation...).
+  const [game, first] = await Promise.all([api("GET", `/games/${gameId}`), api("GET", `/games/${gameId}/replay/0`)]);
+  const last = first.last_step;
   const slider = h("input", { type: "range", min: 0, max: last, value: last, id: "step", "aria-label": "step" });
   const label = h("output", { for: "step", id: "step-label" });
   const body = h("div", { id: "replay-step" });

@@ -3,17 +3,15 @@
 // key, or by asking for such an email. The secret is after `#` (no request carries
 // it) and leaves the address bar at once.
 import { api } from "../api.js";
-import { bindGuestSeats } from "../account.js";
-import { failure, h, plural, show } from "../dom.js";
+import { failure, h, show } from "../dom.js";
 import { keepPlayer, player } from "../store.js";
 
 async function signedIn(key, how) {
   const me = await api("GET", "/me", { credential: key });
   const kept = { id: me.player_id, key, name: me.name };
   keepPlayer(kept);
-  const bound = await bindGuestSeats(kept);
   show(h("h1", {}, `Signed in as ${me.name}`),
-    h("p", { class: "notice" }, `${how} Your games and inbox are on this device now.${bound ? ` ${plural(bound, "guest seat")} of this browser ${bound === 1 ? "is" : "are"} yours too.` : ""}`),
+    h("p", { class: "notice" }, `${how} Your games and inbox are on this device now.`),
     h("p", {}, h("a", { href: "/inbox", class: "button primary" }, "Open your inbox")));
 }
 
