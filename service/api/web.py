@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Response, send_from_directory
+from flask import Blueprint, Response, request, send_from_directory
+from werkzeug.exceptions import NotFound
+
+from .problems import respond
 
 ASSETS = Path(__file__).with_name("web")
 PAGES = {
@@ -45,3 +48,14 @@ def page(**_) -> Response:
 
 for name, path in PAGES.items():
     blp.add_url_rule(path, name, page)
+
+
+@blp.app_errorhandler(NotFound)
+def not_found(error: NotFound) -> Response:
+    """An address that is nothing: for a browser, the page (which says so, with a way
+    on); for any other client, the problem, as for every other error."""
+    if request.accept_mimetypes.best_match(("application/json", "text/html")) != "text/html":
+        return respond(error)
+    response = page()
+    response.status_code = 404
+    return response

@@ -109,7 +109,9 @@ def unplayable(observation: Observation) -> dict[Card, str]:
     if not observation.trick:
         return {}  # the leader plays any card
     led = observation.trick[0].card.faction
-    reason = must_follow(led) + (": you hold one" if led is DOPPELGANGERS else "")
+    reason = must_follow(led, observation.factions)
+    if led is DOPPELGANGERS:
+        reason += ": you hold one"
     return {card: reason for card in observation.hand if card not in playable}
 
 

@@ -241,15 +241,19 @@ def _why_illegal(state: State | _Draft, decision: Decision) -> str:
     hand = state.hands[seat]
     if decision.card not in hand:
         return f"{decision.card} is not in seat {seat}'s hand"
-    return f"{must_follow(state.trick[0].card.faction)}: seat {seat} holds one"
+    led = state.trick[0].card.faction
+    return f"{must_follow(led, state.settings.factions)}: seat {seat} holds one"
 
 
-def must_follow(led: Faction) -> str:
+def must_follow(led: Faction, factions) -> str:
     """Why a card of another faction may not follow a lead of `led` when its player
-    holds one of `led` (RULES.md 3 step 2)."""
+    holds one of `led` (RULES.md 3 step 2), in a game of `factions` (a Doppelganger is
+    the way out only where there are Doppelgangers)."""
     if led is DOPPELGANGERS:
         return "must follow Doppelgangers"
-    return f"must follow {led.title} (or play a Doppelganger)"
+    if DOPPELGANGERS in factions:
+        return f"must follow {led.title} (or play a Doppelganger)"
+    return f"must follow {led.title}"
 
 
 class _Draft:

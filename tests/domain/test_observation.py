@@ -3,7 +3,9 @@
 import random
 import re
 
-from service.domain import apply, legal_decisions, observe, unplayable
+import pytest
+
+from service.domain import IllegalDecision, apply, legal_decisions, observe, unplayable
 
 from .factories import SEVEN, a_game, codes, play
 
@@ -68,6 +70,15 @@ def test_a_seat_that_must_follow_is_told_why_it_may_not_play_its_other_cards():
     assert {"KN9", "UN1"} <= {card.code for card in told}
     assert set(told) == {card for card in hand if card.faction.code not in ("GO", "DO")}
     assert set(told.values()) == {"must follow Goblins (or play a Doppelganger)"}
+
+
+def test_without_doppelgangers_in_the_deck_none_is_offered_as_the_way_out():
+    state = a_game(factions=SEERS_DECK, hands={0: "GN1", 1: "GN3 SE7"})
+    told = unplayable(observe(play(state, "play GN1"), 1))
+    assert set(told.values()) == {"must follow Gnomes"}
+    with pytest.raises(IllegalDecision) as refused:
+        apply(play(state, "play GN1"), "play SE7")
+    assert refused.value.reason == "must follow Gnomes: seat 1 holds one"
 
 
 def test_after_a_doppelganger_lead_a_seat_holding_one_is_told_it_holds_one():

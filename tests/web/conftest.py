@@ -236,7 +236,7 @@ def take_seat(page, link: str, name: str) -> None:
     page.goto(link)
     page.fill("#name", name)
     page.click("text=Take the seat")
-    page.wait_for_selector("text=You are seat")
+    page.wait_for_selector(".turn-bar .who:text-matches('You are seat')", state="attached")
     assert "#" not in page.url and "invite" not in page.url  # the code left the address
 
 

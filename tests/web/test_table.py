@@ -172,7 +172,7 @@ def test_four_players_mark_the_partner_and_the_teams(site, new_page):
         assert "team-1" in opponent.get_attribute("class")
     names = page.locator(".felt .seat-name").all_inner_texts()
     assert len(set(names)) == 4  # three AIs of one level, each named apart
-    assert "team 0 with AI (random), seat 2" in page.locator(".turn-bar").inner_text()
+    assert "team A with AI 3 (random)" in page.locator(".turn-bar").inner_text()
 
 
 def test_the_rules_help_is_reached_by_keyboard(site, new_page):
@@ -203,12 +203,17 @@ def test_the_rules_help_is_reached_by_keyboard(site, new_page):
     assert page.locator("#faction-SE").inner_text().startswith("◉ Seers")
 
 
-HAND_TOP = "document.querySelector('.hand-area').getBoundingClientRect().top + scrollY"
+# Where the hand is in the window, the page scrolled to its top: docked at its bottom.
+HAND_TOP = """() => {
+  scrollTo(0, 0);
+  return document.querySelector('.hand-area').getBoundingClientRect().top;
+}"""
 
 
 def test_on_a_phone_the_hand_stays_put_as_cards_land_in_and_leave_the_trick(site, new_page):
     page, _ = a_table(site, new_page, 2, viewport=PHONE)
     top = page.evaluate(HAND_TOP)
+    assert top + page.evaluate("() => document.querySelector('.hand-area').offsetHeight") <= 844
     win_the_round(page)  # a card lands, the round ends, the finished trick shows
     assert page.evaluate(HAND_TOP) == top
     for _ in range(3):  # the finished trick leaves, cards land, rounds end
@@ -216,7 +221,7 @@ def test_on_a_phone_the_hand_stays_put_as_cards_land_in_and_leave_the_trick(site
         before = version_of(page)
         page.locator(DECISIONS).first.click()
         wait_for_version(page, before)
-        assert page.evaluate(HAND_TOP) == top
+        assert page.evaluate(HAND_TOP) == top  # 12 to 9 cards: two rows all along
     assert_fits(page)
 
 

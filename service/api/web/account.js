@@ -6,7 +6,7 @@
 // key travels after `#`, which no request carries: it reaches the other device's
 // page, never a server log.
 import { ApiError, api, problemText } from "./api.js";
-import { failure, h, plural } from "./dom.js";
+import { copyField, failure, h, plural } from "./dom.js";
 import { forgetSeat, keepPlayer, seats } from "./store.js";
 
 // Make the guest seats of this browser the player's (`POST /me/seats`); how many. A
@@ -39,15 +39,6 @@ export function guestSeatsOffer(me) {
   } }, "Make them mine");
   box.append(h("p", {}, `This browser holds ${plural(count, "seat")} taken as a guest, without a player. If ${count === 1 ? "it is" : "they are"} yours, make ${count === 1 ? "it" : "them"} ${me.name}'s: then ${count === 1 ? "it opens" : "they open"} on every device you sign in on.`), button);
   return box;
-}
-
-export function copyField(value, label) {
-  const field = h("input", { readonly: true, value, "aria-label": label, class: "copyable", onfocus: (event) => event.target.select() });
-  const note = h("span", { class: "muted", "aria-live": "polite" });
-  const copy = h("button", { type: "button", onclick: async () => {
-    try { await navigator.clipboard.writeText(value); note.textContent = " Copied."; } catch { field.select(); note.textContent = " Select it and copy."; }
-  } }, "Copy");
-  return h("span", { class: "copy-row" }, field, copy, note);
 }
 
 // The key, shown once after registering: where it is kept and what it opens.

@@ -9,14 +9,16 @@ const ROUTES = [
   [/^\/inbox$/, "inbox"], [/^\/leaderboard$/, "leaderboard"], [/^\/rules$/, "rules"], [/^\/sign-in$/, "sign-in"],
 ];
 
-for (const [pattern, name] of ROUTES) {
-  const match = location.pathname.match(pattern);
-  if (!match) continue;
+const route = ROUTES.find(([pattern]) => pattern.test(location.pathname));
+if (route) {
+  const [pattern, name] = route;
   for (const link of document.querySelectorAll("header nav a")) {
     if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
   }
   import(`./pages/${name}.js`)
-    .then((page) => page.default(...match.slice(1).map(decodeURIComponent)))
-    .catch((error) => show(h("h1", {}, "Something went wrong"), failure(error)));
-  break;
+    .then((page) => page.default(...location.pathname.match(pattern).slice(1).map(decodeURIComponent)))
+    .catch((error) => show(h("h1", {}, error.status === 404 ? "Not found" : "Something went wrong"), failure(error),
+      h("p", {}, h("a", { href: "/" }, "Go to the lobby"), ".")));
+} else {
+  show(h("h1", {}, "No such page"), h("p", {}, `There is nothing at ${location.pathname}. `, h("a", { href: "/" }, "Go to the lobby"), "."));
 }

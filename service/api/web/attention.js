@@ -50,7 +50,9 @@ export function attentionControls() {
   const sound = h("input", { type: "checkbox", id: "sound", checked: soundOn() });
   sound.addEventListener("change", () => { keepSound(sound.checked); if (sound.checked) beep(); });
   const controls = [h("label", { class: "inline" }, sound, " Sound on my turn")];
-  if ("Notification" in window && Notification.permission !== "denied") {
+  if (!("Notification" in window)) controls.push(h("span", { class: "muted" }, " This browser shows no notifications."));
+  else if (Notification.permission === "denied") controls.push(h("span", { class: "muted" }, " Notifications are blocked for this site in the browser's settings."));
+  else {
     const state = h("span", { class: "muted" }, Notification.permission === "granted" ? " Notifications are on." : "");
     const ask = Notification.permission === "granted" ? null : h("button", { type: "button", onclick: async () => {
       const answer = await Notification.requestPermission();

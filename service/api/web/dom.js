@@ -50,6 +50,16 @@ export function say(text) {
   sayTimer = setTimeout(() => { line.textContent = ""; }, 5000);
 }
 
+// A value to copy (a link, a key): a read-only field and a Copy button.
+export function copyField(value, label) {
+  const field = h("input", { readonly: true, value, "aria-label": label, class: "copyable", onfocus: (event) => event.target.select() });
+  const note = h("span", { class: "muted", "aria-live": "polite" });
+  const copy = h("button", { type: "button", onclick: async () => {
+    try { await navigator.clipboard.writeText(value); note.textContent = " Copied."; } catch { field.select(); note.textContent = " Select it and copy."; }
+  } }, "Copy");
+  return h("span", { class: "copy-row" }, field, copy, note);
+}
+
 export function failure(error) { return h("p", { class: "notice error", role: "alert" }, problemText(error)); }
 
 export function panel(title, ...content) {

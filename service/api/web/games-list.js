@@ -13,9 +13,10 @@ export function playersText(seats) { return seats.map(seatText).join(", "); }
 // One game: `what` (the status to show), `go` (links or buttons).
 export function gameItem(game, { what = null, go = null, mark = "" } = {}) {
   return h("li", { class: `game-item ${mark}`.trim(), "data-game": game.game_id },
-    h("div", { class: "game-what" }, h("strong", {}, `${game.players} players`), game.factions?.length ? ` · ${game.factions.map(factionName).join(", ")}` : "",
+    h("div", { class: "game-what" }, game.players ? h("strong", {}, `${game.players} players`) : null,
+      game.factions?.length ? ` · ${game.factions.map(factionName).join(", ")}` : "",
       game.rated ? h("span", { class: "badge" }, "rated") : null, game.public ? h("span", { class: "badge" }, "open to all") : null),
-    h("div", { class: "game-who" }, playersText(game.seats), h("span", { class: "game-id muted", title: game.game_id }, ` · ${shortId(game.game_id)}`)),
+    h("div", { class: "game-who" }, playersText(game.seats ?? []), h("span", { class: "game-id muted", title: game.game_id }, ` · ${shortId(game.game_id)}`)),
     what ? h("div", { class: "game-status" }, what) : null,
     go ? h("div", { class: "game-go" }, go) : null);
 }

@@ -2,7 +2,7 @@
 // pressed; every other card says why not (the server's reason) on hover, focus or tap,
 // and pressing it tells the reason instead of moving. Reports a decision through
 // `onDecision`; knows nothing of HTTP.
-import { faceButton, faces, powerText, withTip } from "./cards.js";
+import { faceButton, powerText, withTip } from "./cards.js";
 import { h, say } from "./dom.js";
 import { cardLabel } from "./factions.js";
 import { seatName } from "./words.js";
@@ -62,6 +62,5 @@ export function handElement(view, onDecision) {
     h("h2", { id: "hand-title" }, "Your hand", h("span", { class: "muted" }, ` · ${you.hand.length} cards`)),
     mine ? choices(view, onDecision) : null,
     h("ul", { class: "cards hand", "aria-label": "your hand", tabindex: "-1" }, cards),
-    h("p", { class: "hint muted", id: "hand-hint" }, firstReason ? `Greyed cards: ${sentence(firstReason)}` : mine && anyPlayable ? "Press a card to play it." : ""),
-    h("div", { class: "own-followers" }, h("h3", {}, `Your followers (${you.follower_pile.length})`), faces(you.follower_pile, "your followers", "mini")));
+    h("p", { class: "hint muted", id: "hand-hint" }, firstReason ? `Greyed cards: ${sentence(firstReason)}` : mine && anyPlayable ? "Press a card to play it." : ""));
 }

@@ -25,6 +25,6 @@ export function historyElement(view, me, since = null) {
     const plays = table.trick.map((play, n) => `${Who(view, play.seat, me)} ${n === 0 ? "led" : "played"} ${cardLabel(play.card)}`);
     items.push(h("li", { class: "round current" }, h("strong", {}, `Round ${table.round + 1}, now`), " ", `${plays.join(", ")}.`));
   }
-  const list = items.length ? h("ol", { class: "moves", "aria-label": "moves" }, items) : h("p", { class: "muted" }, "No card played yet.");
-  return h("section", { class: "panel history", "aria-labelledby": "p-moves", tabindex: "0" }, h("h2", { id: "p-moves" }, "Moves"), list);
+  const list = items.length ? h("ol", { class: "moves", "aria-label": "moves", tabindex: "0" }, items) : h("p", { class: "muted" }, "No card played yet.");
+  return h("section", { class: "panel history", "aria-labelledby": "p-moves" }, h("h2", { id: "p-moves" }, "Moves"), list);
 }

@@ -27,9 +27,11 @@ export function factionsPanel(view, me) {
     h("th", { scope: "row" }, factionChip(faction, view.players)),
     h("td", {}, side == null ? "nobody" : sideShort(view, side, me)),
     h("td", {}, counts.join(" / "))));
+  const sides = (view.players === 4 ? [0, 1] : view.seats.map((_, seat) => seat)).map((side) => sideShort(view, side, me));
+  const over = view.status === "finished" || view.status === "aborted";
   return panel("Factions", h("p", { class: "muted small" }, "The game goes to whoever wins the most factions. Press a faction for its power."),
-    h("table", { class: "factions" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Faction"), h("th", { scope: "col" }, "Leads now"),
-      h("th", { scope: "col" }, view.players === 4 ? "Cards, team 0 / 1" : "Cards won"))), h("tbody", {}, rows)));
+    h("table", { class: "factions" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Faction"), h("th", { scope: "col" }, over ? "Won by" : "Leads now"),
+      h("th", { scope: "col" }, `Cards: ${sides.join(" / ")}`))), h("tbody", {}, rows)));
 }
 
 export function resultPanel(view, me) {
@@ -45,7 +47,7 @@ export function resultPanel(view, me) {
     lines.push(h("table", { "aria-label": "factions won" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Faction"), h("th", { scope: "col" }, "Won by"))),
       h("tbody", {}, Object.entries(view.result.faction_winners).map(([f, side]) => h("tr", {},
         h("td", {}, factionName(f)), h("td", {}, side == null ? "nobody" : sideName(view, side, me)))))));
-    lines.push(h("table", { "aria-label": "scoring by side" }, h("thead", {}, h("tr", {}, ["Side", "Factions won", "Their cards", "Their values"].map((t) => h("th", { scope: "col" }, t)))),
+    lines.push(h("table", { "aria-label": "scoring by side" }, h("thead", {}, h("tr", {}, ["Side", "Factions won", "Cards in them", "Sum of their values"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, view.result.side_keys.map((key, side) => h("tr", {}, h("td", {}, sideName(view, side, me)), key.map((n) => h("td", {}, n)))))));
   }
   if (view.ratings) {

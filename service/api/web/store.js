@@ -5,6 +5,9 @@
 //   claim.visits  game id -> {version, rounds}: what the table showed last, for
 //                 "since your last visit"
 //   claim.sound   whether a sound says it is your turn
+//   claim.invites game id -> [{seat, url}]: the invite links of a game made here, until
+//                 its seats are taken (they are shown once by the server)
+//   claim.name    the name last taken a seat with, offered again
 function load(key, fallback) {
   try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; }
 }
@@ -33,6 +36,16 @@ export function keepVisit(gameId, visit) {
   for (const old of ids.slice(0, Math.max(0, ids.length - VISITS_KEPT))) delete all[old];
   save("claim.visits", all);
 }
+
+export const invitesOf = (gameId) => load("claim.invites", {})[gameId] ?? [];
+export function keepInvites(gameId, links) {
+  const all = load("claim.invites", {});
+  if (links.length) all[gameId] = links; else delete all[gameId];
+  save("claim.invites", all);
+}
+
+export const lastName = () => load("claim.name", "");
+export function keepName(name) { save("claim.name", name); }
 
 export const soundOn = () => load("claim.sound", false);
 export function keepSound(on) { save("claim.sound", on); }

@@ -7,11 +7,11 @@
 import { back, face, faces } from "./cards.js";
 import { h, plural } from "./dom.js";
 import { cardLabel, factionName } from "./factions.js";
-import { Who, relation, seatName, teamOf, who } from "./words.js";
+import { Who, relation, seatName, teamName, teamOf, who, whose } from "./words.js";
 
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 
-// Where `seat` sits for the reader `me` (a spectator sees seat 0 at the bottom).
+// Where `seat` sits for the reader `me` (a spectator sees the first seat at the bottom).
 export function placeOf(view, seat, me) {
   const n = view.players;
   return PLACES[n][(seat - (me ?? 0) + n) % n];
@@ -26,11 +26,11 @@ export function roundsOfPhase(view) {
 }
 
 // The trick to show now: the cards of the round being played, or, before its first
-// card, the round just finished (its winner marked).
+// card (and once the game is over), the round just finished, its winner marked.
 export function shownTrick(view) {
   const table = view.table;
   const last = table.rounds.at(-1);
-  if (table.trick.length || !last || view.status !== "running") return { plays: table.trick, winner: null, done: false };
+  if (table.trick.length || !last) return { plays: table.trick, winner: null, done: false };
   return { plays: last.plays, winner: last.winner, done: true };
 }
 
@@ -40,7 +40,7 @@ function badges(view, seat, me) {
   const list = [];
   if (rel === "you") list.push(["you", "You"]);
   else if (rel) list.push([rel, rel === "partner" ? "Partner" : "Opponent"]);
-  if (view.players === 4) list.push([`team team-${teamOf(seat)}`, `Team ${teamOf(seat)}`]);
+  if (view.players === 4) list.push([`team team-${teamOf(seat)}`, teamName(teamOf(seat)).replace("team", "Team")]);
   if (s.takeover) list.push(["ai", `AI (${s.takeover}) plays for ${seat === me ? "you" : "them"}`]);
   if (view.table.to_act === seat && view.status === "running") list.push(["acting", seat === me ? "Your turn" : "To play"]);
   return h("span", { class: "badges" }, list.map(([cls, text]) => h("span", { class: `badge ${cls}` }, text)));
@@ -49,7 +49,7 @@ function badges(view, seat, me) {
 function seatBox(view, seat, me) {
   const table = view.table;
   const hand = view.revealed?.hands[seat];
-  const followers = view.revealed?.follower_piles[seat];
+  const followers = view.revealed?.follower_piles[seat] ?? (seat === me ? view.you.follower_pile : null);
   const name = seatName(view, seat);
   const acting = table.to_act === seat && view.status === "running";
   const team = view.players === 4 ? ` team-${teamOf(seat)}` : "";
@@ -61,11 +61,12 @@ function seatBox(view, seat, me) {
         ? h("div", { class: "open-hand" }, h("span", { class: "label" }, "Hand"), faces(hand, `hand of ${name}`, "mini"))
         : back(table.hand_sizes[seat], `${plural(table.hand_sizes[seat], "card")} in ${name}'s hand`, "in hand", "pile-hand"),
       followers
-        ? h("div", { class: "open-hand" }, h("span", { class: "label" }, "Followers"), faces(followers, `followers of ${name}`, "mini"))
+        ? h("div", { class: "open-hand pile-followers" }, h("span", { class: "label" }, `Followers (${followers.length})`),
+          faces(followers, seat === me ? "your followers" : `followers of ${name}`, "mini"))
         : back(table.follower_pile_sizes[seat], `${plural(table.follower_pile_sizes[seat], "follower")} of ${name}`,
           table.follower_pile_sizes[seat] === 1 ? "follower" : "followers", "pile-followers")),
     h("div", { class: "score" }, h("span", { class: "label" }, `Score pile (${table.score_piles[seat].length})`),
-      table.score_piles[seat].length ? faces(table.score_piles[seat], `score pile of ${name}`, "mini") : null,
+      faces(table.score_piles[seat], `score pile of ${name}`, "mini"),
       table.gnomes_in_front[seat].length
         ? [h("span", { class: "label" }, "Gnomes in front"), faces(table.gnomes_in_front[seat], `Gnomes in front of ${name}`, "mini")] : null));
 }
@@ -113,8 +114,10 @@ function middle(view, me, trick, entering) {
 // where each card taken went.
 function lastRoundLine(view, me) {
   const last = view.table.rounds.at(-1);
-  if (!last) return h("p", { class: "last-round muted", id: "last-round" }, "The first round: the leader plays any card.");
+  if (!last) return h("div", { class: "last-round muted", id: "last-round" }, "The first round: the leader plays any card.");
   const winning = last.plays.find((play) => play.seat === last.winner);
+  const cards = h("ul", { class: "cards mini", "aria-hidden": "true" }, last.plays.map((play) =>
+    face(play.card, { cls: play.seat === last.winner ? "winner" : "", title: `${cardLabel(play.card)}: ${who(view, play.seat, me)}` })));
   const parts = [`${Who(view, last.winner, me)} won round ${last.number + 1}${winning ? ` with ${cardLabel(winning.card)}` : ""}`];
   for (const got of last.acquired) {
     const taker = who(view, got.seat, me);
@@ -122,8 +125,8 @@ function lastRoundLine(view, me) {
     else if (got.source === "deck") parts.push(`top card${got.card ? ` ${cardLabel(got.card)}` : ""} → ${taker}`);
     else parts.push(`${taker} drew ${got.card ? cardLabel(got.card) : "a card"}`);
   }
-  if (last.phase === 2) parts.push(`cards → ${who(view, last.winner, me)}'s score pile`);
-  return h("p", { class: "last-round", id: "last-round" }, h("span", { class: "label" }, "Last round: "), parts.join(" · "));
+  if (last.phase === 2) parts.push(`cards → ${whose(view, last.winner, me)} score pile`);
+  return h("div", { class: "last-round", id: "last-round" }, cards, h("p", {}, h("span", { class: "label" }, "Last round: "), parts.join(" · ")));
 }
 
 // The table for the reader `me`; `entering`: how many cards of the trick were shown

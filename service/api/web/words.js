@@ -1,35 +1,41 @@
 // Who and what, in words: seat names, sides, decisions and finished rounds as a person
 // reads them ("Bo won: the prize Goblins 3 went to Bo's followers"). `me` is the seat
-// of the person reading (null: a spectator), who is "you".
+// of the person reading (null: a spectator), who is "you". People count seats from
+// one ("seat 1" is the API's seat 0) and call the teams A and B.
 import { cardLabel } from "./factions.js";
+
+export const seatNumber = (seat) => seat + 1;
 
 function baseName(seat) {
   if (seat.kind === "ai") return `AI (${seat.level})`;
   return seat.name ?? "an open seat";
 }
 
-// A seat's name; where two seats would read the same ("AI (greedy)" twice), with its number.
+// A seat's name; where two seats would read the same ("AI (greedy)" twice), with its
+// number: "AI 2 (greedy)", "Ann (seat 3)".
 export function seatName(view, seat) {
-  const base = baseName(view.seats[seat]);
-  const twins = view.seats.filter((other) => baseName(other) === base).length > 1;
-  return twins ? `${base}, seat ${seat}` : base;
+  const spec = view.seats[seat];
+  const base = baseName(spec);
+  if (view.seats.filter((other) => baseName(other) === base).length < 2) return base;
+  return spec.kind === "ai" ? `AI ${seatNumber(seat)} (${spec.level})` : `${base} (seat ${seatNumber(seat)})`;
 }
 
 export function who(view, seat, me) { return seat === me ? "you" : seatName(view, seat); }
 export function Who(view, seat, me) { return seat === me ? "You" : seatName(view, seat); }
-function whose(view, seat, me) { return seat === me ? "your" : `${seatName(view, seat)}'s`; }
+export function whose(view, seat, me) { return seat === me ? "your" : `${seatName(view, seat)}'s`; }
 
 export const teamOf = (seat) => seat % 2;
+export const teamName = (team) => `team ${"AB"[team]}`;
 export function sideName(view, side, me = null) {
   if (view.players !== 4) return Who(view, side, me);
   const mine = me != null && teamOf(me) === side;
-  return `${mine ? "your team" : `team ${side}`} (${[side, side + 2].map((seat) => who(view, seat, me)).join(" & ")})`;
+  return `${mine ? "your team" : teamName(side)} (${[side, side + 2].map((seat) => who(view, seat, me)).join(" & ")})`;
 }
 
-// A side in a few words, for tables: "you", "Bo", "your team", "team 1".
+// A side in a few words, for tables: "you", "Bo", "your team", "team B".
 export function sideShort(view, side, me = null) {
   if (view.players !== 4) return Who(view, side, me);
-  return me != null && teamOf(me) === side ? "your team" : `team ${side}`;
+  return me != null && teamOf(me) === side ? "your team" : teamName(side);
 }
 
 // How `seat` stands to the reader: "you", "partner", "opponent" (4 players), or null.

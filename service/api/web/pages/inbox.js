@@ -7,15 +7,12 @@ import { clockFace, failure, h, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch } from "../live.js";
 import { forgetPlayer, forgetSeat, player, seats } from "../store.js";
-import { readable } from "../words.js";
+import { readable, seatName } from "../words.js";
 
-// An inbox entry's game as `readable` wants a view: its seats.
 function statusOf(entry) {
-  const view = { seats: entry.seats ?? [] };
-  const name = (seat) => (view.seats[seat] ? readable(`seat ${seat}`, view, entry.seat) : `seat ${seat}`);
   if (entry.status === "running") {
     if (entry.your_turn) return h("strong", { class: "your-turn-mark" }, "Your turn");
-    return `${name(entry.to_act)} to play`;
+    return `${seatName(entry, entry.to_act)} to play`;
   }
   if (entry.status === "open") return "Waiting for players";
   if (entry.status === "aborted") return "Called off";
@@ -25,14 +22,13 @@ function statusOf(entry) {
 }
 
 function entryItem(entry) {
-  const view = { seats: entry.seats ?? [] };
-  const last = entry.last ? readable(entry.last, view, entry.seat) : "";
+  const last = entry.last ? readable(entry.last, entry, entry.seat) : "";
   const what = [statusOf(entry), last ? h("span", { class: "muted" }, ` · last: ${last}`) : null,
-    entry.seconds_left != null && entry.status === "running" ? h("span", {}, ` · ⏱ ${clockFace(entry.seconds_left)} left`) : null];
+    entry.seconds_left != null && entry.status === "running" ? h("span", {}, ` · ${clockFace(entry.seconds_left)} left`) : null];
   const go = [h("a", { href: entry.status === "finished" || entry.status === "aborted" ? `/replay/${entry.game_id}` : `/play/${entry.game_id}` },
     entry.your_turn ? "Play" : entry.status === "running" || entry.status === "open" ? "Open" : "Replay"),
   entry.status === "finished" ? [" ", h("a", { href: `/play/${entry.game_id}` }, entry.rematch ? "Rematch offered" : "The table")] : null];
-  return gameItem({ ...entry, factions: entry.factions ?? [], seats: entry.seats ?? [] }, { what, go, mark: entry.your_turn ? "your-turn" : "" });
+  return gameItem(entry, { what, go, mark: entry.your_turn ? "your-turn" : "" });
 }
 
 // What the page listens to, to let go of when it is drawn anew (registered, signed out).

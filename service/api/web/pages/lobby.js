@@ -3,10 +3,11 @@
 // rated or not, open to all or not; updated live.
 import { api, problemsOnly } from "../api.js";
 import { showTurns } from "../attention.js";
-import { failure, h, show } from "../dom.js";
+import { failure, h, shortId, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch } from "../live.js";
 import { forgetSeat, player, seats } from "../store.js";
+import { seatNumber } from "../words.js";
 
 const STATUSES = [["open", "Waiting for players"], ["running", "Being played"], ["finished", "Finished"]];
 const FILTERS = [
@@ -24,27 +25,36 @@ function redraw(section, ...children) {
 
 function go(status, game) {
   if (status === "finished") return h("a", { href: `/replay/${game.game_id}` }, "Replay");
-  if (status === "open" && game.public) return game.open_seats.map((seat) => h("a", { href: `/play/${game.game_id}?seat=${seat}` }, `Join seat ${seat}`));
+  if (status === "open" && game.public) return game.open_seats.map((seat) => h("a", { href: `/play/${game.game_id}?seat=${seat}` }, `Join seat ${seatNumber(seat)}`));
   return h("a", { href: `/play/${game.game_id}` }, status === "open" ? "Look" : "Watch");
 }
 
-// The games of this browser's seats and of the signed-in player: [{game, seat, view}].
+// The games of this browser's guest seats and of the signed-in player, each as the
+// lobby lists a game (`game_id`, `players`, `factions`, `seats`...) with the seat,
+// whether it is its turn, and `guest` (a seat whose token this browser holds).
 async function yourGames() {
   const held = Object.entries(seats()).slice(-20);
-  const views = await Promise.all(held.map(([id, { token }]) => api("GET", `/games/${id}`, { credential: token }).catch(() => null)));
+  const views = await Promise.all(held.map(([id, { token }]) => api("GET", `/games/${id}`, { credential: token }).catch(problemsOnly(() => null))));
   const games = new Map();
-  held.forEach(([id, { seat }], n) => games.set(id, { id, seat, version: views[n]?.version, status: views[n]?.status ?? "gone",
+  held.forEach(([id, { seat }], n) => games.set(id, { game_id: id, players: 0, status: "gone", ...views[n], seat,
     yourTurn: views[n]?.you?.legal.length > 0, guest: true }));
   const me = player();
   if (me) {
-    const inbox = await api("GET", "/me/games?limit=20", { credential: me.key }).catch(() => null);
+    const inbox = await api("GET", "/me/games?limit=20", { credential: me.key }).catch(problemsOnly(() => null));
     for (const entry of inbox?.games ?? []) {
-      if (!games.has(entry.game_id)) {
-        games.set(entry.game_id, { id: entry.game_id, seat: entry.seat, version: entry.version, status: entry.status, yourTurn: entry.your_turn, guest: false });
-      }
+      if (!games.has(entry.game_id)) games.set(entry.game_id, { ...entry, yourTurn: entry.your_turn, guest: false });
     }
   }
-  return [...games.values()].filter((game) => game.status !== "gone" || game.guest);
+  return [...games.values()];
+}
+
+function yourItem(game, forget) {
+  const status = game.status === "gone" ? "no longer on this server" : game.yourTurn && game.status === "running" ? h("strong", {}, "Your turn")
+    : `${game.status}, seat ${seatNumber(game.seat)}`;
+  return gameItem(game, { what: status, mark: game.yourTurn ? "your-turn" : "", go: [
+    game.status === "gone" ? null : h("a", { href: game.status === "finished" || game.status === "aborted" ? `/replay/${game.game_id}` : `/play/${game.game_id}` },
+      game.yourTurn ? "Play" : game.status === "finished" ? "Replay" : "Open"),
+    game.guest ? h("button", { type: "button", onclick: forget, "aria-label": `Forget seat of game ${shortId(game.game_id)}` }, "Forget this seat") : null] });
 }
 
 export default async function lobbyPage() {
@@ -67,13 +77,9 @@ export default async function lobbyPage() {
     const games = await yourGames();
     if (asked !== yoursAsked) return;
     showTurns(games.filter((game) => game.yourTurn && game.status === "running").length, "Lobby");
-    const items = games.map((game) => h("li", { class: `game-item${game.yourTurn ? " your-turn" : ""}`, "data-game": game.id },
-      h("div", { class: "game-what" }, h("a", { href: game.status === "finished" ? `/replay/${game.id}` : `/play/${game.id}` }, `Game ${game.id.slice(0, 8)}`),
-        ` · seat ${game.seat} · ${game.status}`),
-      game.yourTurn && game.status === "running" ? h("div", { class: "game-status" }, h("strong", {}, "Your turn")) : null,
-      game.guest ? h("div", { class: "game-go" }, h("button", { type: "button", onclick: () => { forgetSeat(game.id); drawYours(); }, "aria-label": `Forget seat of game ${game.id}` }, "Forget this seat")) : null));
+    const items = games.map((game) => yourItem(game, () => { forgetSeat(game.game_id); drawYours(); }));
     redraw(yours, h("h2", { id: "lobby-yours" }, "Your games"), gameList("your games", items, "None in this browser yet."));
-    versions = new Map(games.filter((game) => game.status === "running" || game.status === "open").map((game) => [game.id, game.version]));
+    versions = new Map(games.filter((game) => game.status === "running" || game.status === "open").map((game) => [game.game_id, game.version]));
     if (live && [...versions.keys()].join() !== watched.join()) live.update({ lobby: true, games: watched = [...versions.keys()] });
   }
   function chosenFilters() {
@@ -101,21 +107,16 @@ export default async function lobbyPage() {
     drawLists();
   });
   await Promise.all([drawYours().catch((error) => yours.append(failure(error))), drawLists()]);
-  // Live: a game of yours moved on, the lobby changed, or (a second "ready") the
-  // connection was made again and the lobby may have changed meanwhile.
+  // Live: a game of yours moved on, the lobby changed, or the connection was made
+  // (again): the lobby may have changed before it was, and only versions are stated.
   let pending = null;  // lobby news in a burst: one look
-  let connected = false;
   watched = [...versions.keys()];
   live = watch({ lobby: true, games: watched }, (change) => {
     if (change.type === "game") {
       if (change.version > (versions.get(change.game_id) ?? 0)) drawYours().catch(problemsOnly(() => {}));
       return;
     }
-    const again = change.type === "ready" && connected;
-    if (change.type === "ready") connected = true;
-    if (change.type === "lobby" || again) {
-      clearTimeout(pending);
-      pending = setTimeout(() => { drawLists(); if (again) drawYours().catch(problemsOnly(() => {})); }, 100);
-    }
+    clearTimeout(pending);
+    pending = setTimeout(drawLists, 100);
   });
 }

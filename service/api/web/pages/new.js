@@ -1,14 +1,23 @@
 // /new: a game of 2-4 players, the deck, each seat a person or an AI, the time per
-// move; it answers an invite link per person's seat (the code after `#`).
+// move. The first seat is the creator's when it is a person's: they sit down at once
+// (with their name, or as their registered player); the invite links of the other
+// people's seats (the code after `#`) are kept in this browser and shown at the table
+// until those seats are taken, as the server shows them once only.
 import { api } from "../api.js";
 import { failure, h, show } from "../dom.js";
 import { factionName } from "../factions.js";
-import { copyField } from "../account.js";
-import { player } from "../store.js";
+import { keepInvites, keepName, keepSeat, lastName, player } from "../store.js";
+import { seatNumber, teamName } from "../words.js";
 
 const LEVELS = ["random", "greedy", "expert"];
 
 function option(value, text, selected = false) { return h("option", { value, selected }, text); }
+
+function seatLabel(seat, players) {
+  if (players !== 4) return `Seat ${seatNumber(seat)}`;
+  const partner = (seat + 2) % 4;
+  return `Seat ${seatNumber(seat)} (${teamName(seat % 2)}, partner of seat ${seatNumber(partner)})`;
+}
 
 export default async function newGamePage() {
   const decks = await api("GET", "/decks");
@@ -17,6 +26,7 @@ export default async function newGamePage() {
   const players = h("select", { name: "players", id: "players" }, [2, 3, 4].map((n) => option(n, `${n} players${n === 4 ? " (two teams)" : ""}`)));
   const deck = h("select", { name: "deck", id: "deck" });
   const seatsBox = h("fieldset", {}, h("legend", {}, "Seats"));
+  const name = h("input", { id: "your-name", maxlength: 64, value: me?.name ?? lastName(), autocomplete: "nickname", disabled: Boolean(me) });
   const limit = h("select", { id: "limit" }, [["", "no time limit"], ["300", "5 minutes"], ["3600", "1 hour"], ["86400", "1 day"], ["259200", "3 days"]]
     .map(([value, text]) => option(value, text)));
   const policy = h("select", { id: "policy" }, [["ai:greedy", "an AI (greedy) makes that move"], ["takeover:greedy", "an AI plays the seat until its player returns"], ["forfeit", "the seat loses"]]
@@ -27,12 +37,11 @@ export default async function newGamePage() {
   function redraw() {
     const n = +players.value;
     deck.replaceChildren(option("random", "a random legal deck"),
-      ...(n === 2 ? Object.entries(decks.presets).map(([name, codes]) => option(name, `${name === "claim" ? "Claim" : "Claim 2"}: ${codes.map(factionName).join(", ")}`)) : []),
+      ...(n === 2 ? Object.entries(decks.presets).map(([preset, codes]) => option(preset, `${preset === "claim" ? "Claim" : "Claim 2"}: ${codes.map(factionName).join(", ")}`)) : []),
       ...decks.legal[n].map((codes) => option(codes.join(","), codes.map(factionName).join(", "))));
-    seatsBox.replaceChildren(h("legend", {}, "Seats"), ...Array.from({ length: n }, (_, seat) => h("label", {},
-      `Seat ${seat}${n === 4 ? ` (team ${seat % 2}${seat === 2 ? ", partner of seat 0" : seat === 3 ? ", partner of seat 1" : ""})` : ""}: `,
-      h("select", { id: `seat-${seat}` }, option("human", "a person"),
-        LEVELS.map((level) => option(`ai:${level}`, `AI: ${level}`, seat > 0 && n === 2 && level === "greedy"))))));
+    seatsBox.replaceChildren(h("legend", {}, "Seats"), ...Array.from({ length: n }, (_, seat) => h("label", {}, `${seatLabel(seat, n)}: `,
+      h("select", { id: `seat-${seat}` }, option("human", seat === 0 ? "you" : "a person (invited by a link)"),
+        LEVELS.map((level) => option(`ai:${level}`, `AI: ${level}`, seat > 0 && level === "greedy"))))));
   }
   players.addEventListener("change", redraw);
   rated.addEventListener("change", () => {  // no AI plays a rated seat: its time runs out by forfeit
@@ -41,10 +50,11 @@ export default async function newGamePage() {
   });
   redraw();
   form.append(h("label", {}, "Players: ", players), h("label", {}, "Deck (the rules' legal sets of factions): ", deck), seatsBox,
+    h("label", {}, me ? `Your name: ${me.name} (your registered player) ` : "Your name: ", me ? "" : name),
     h("label", {}, "Time per move: ", limit), h("label", {}, "When it runs out: ", policy),
     h("label", {}, open, " open to anybody: the lobby offers its seats, no invite needed"),
     h("label", {}, rated, " rated: every person's seat is for a registered player"),
-    me ? null : h("p", { class: "muted", id: "rated-note" }, "Rated games are for registered players: ", h("a", { href: "/inbox" }, "register in the inbox"), " first."),
+    me ? "" : h("p", { class: "muted", id: "rated-note" }, "Rated games are for registered players: ", h("a", { href: "/inbox" }, "register in the inbox"), " first."),
     h("button", { class: "primary", type: "submit" }, "Create the game"));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -57,26 +67,21 @@ export default async function newGamePage() {
     submit.disabled = true;  // one game per press
     try {
       const game = await api("POST", "/games", { body });
-      const short = game.game_id.slice(0, 8);
-      if (open.checked) {
-        const people = body.seats.map((seat, k) => (seat.kind === "human" ? k : null)).filter((k) => k != null);
-        result.replaceChildren(h("section", { class: "notice", "aria-labelledby": "invites" }, h("h2", { id: "invites" }, `Game ${short} created`),
-          h("p", {}, "It is open to anybody: the lobby offers its seats until they are taken."),
-          h("ul", {}, people.map((seat) => h("li", {}, h("a", { href: `/play/${game.game_id}?seat=${seat}`, class: "take-seat" }, `Take seat ${seat} here`))))));
-        result.querySelector("a")?.focus();
-        return;
+      const invites = game.invites ?? [];
+      const mine = body.seats[0].kind === "human";
+      const link = (seat, invite) => `${location.origin}/play/${game.game_id}?seat=${seat}${invite ? `#invite=${encodeURIComponent(invite)}` : ""}`;
+      if (mine) {  // the creator sits down at once
+        const code = invites.find((invite) => invite.seat === 0)?.invite;
+        const joined = await api("POST", `/games/${game.game_id}/seats/0`, { body: { ...(code ? { invite: code } : {}), ...(me ? {} : { name: name.value || "Player 1" }) }, credential: me?.key });
+        if (!me) { keepSeat(game.game_id, 0, joined.token); keepName(name.value); }
       }
-      const links = game.invites.map(({ seat, invite }) => ({ seat, url: `${location.origin}/play/${game.game_id}?seat=${seat}#invite=${encodeURIComponent(invite)}` }));
-      result.replaceChildren(h("section", { class: "notice", "aria-labelledby": "invites" }, h("h2", { id: "invites" }, `Game ${short} created`),
-        h("p", {}, "Each link below takes one seat. Take yours, and send each other one to its person (the code after # never reaches a server log); they are shown only now."),
-        h("ul", { class: "invites" }, links.map(({ seat, url }) => h("li", {}, h("span", {}, `Seat ${seat}: `),
-          copyField(url, `invite link of seat ${seat}`), h("a", { href: url, class: "take-seat" }, `Take seat ${seat} here`)))),
-        links.length === 0 ? h("p", {}, h("a", { href: `/play/${game.game_id}` }, "Watch it")) : null));
-      result.querySelector("a")?.focus();
+      keepInvites(game.game_id, invites.filter((invite) => invite.seat !== 0 || !mine).map(({ seat, invite }) => ({ seat, url: link(seat, invite) })));
+      location.assign(`/play/${game.game_id}`);
     } catch (error) {
       result.replaceChildren(failure(error));
       submit.disabled = false;
     }
   });
   show(h("h1", {}, "New game"), form, result);
+  if (!me) name.focus();
 }

@@ -4,15 +4,15 @@
 import { keyNotice, registerForm } from "../account.js";
 import { ApiError, api, randomId, persisting, problemText, problemsOnly } from "../api.js";
 import { attentionControls, showTurns, yourTurnNow } from "../attention.js";
-import { clockFace, failure, focusKey, h, panel, plural, refocus, say, shortId, show } from "../dom.js";
+import { clockFace, copyField, failure, focusKey, h, panel, plural, refocus, say, shortId, show } from "../dom.js";
 import { cardLabel, factionName } from "../factions.js";
 import { handElement } from "../hand.js";
 import { historyElement } from "../history.js";
 import { watch } from "../live.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
 import { roundsOfPhase, shownTrick, tableElement } from "../table.js";
-import { decisionText, relation, seatName } from "../words.js";
-import { credentialFor, forgetSeat, keepSeat, keepVisit, lastVisit, player, seats } from "../store.js";
+import { decisionText, relation, seatName, seatNumber, teamName } from "../words.js";
+import { credentialFor, forgetSeat, invitesOf, keepInvites, keepName, keepSeat, keepVisit, lastName, lastVisit, player, seats } from "../store.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 const over = (view) => view.status === "finished" || view.status === "aborted";
@@ -23,8 +23,8 @@ function phaseLine(view) {
   const what = table.phase === 1
     ? "Win a round to take the prize for your followers; the others draw."
     : "Your followers are your hand now: win rounds to put their cards on your score pile.";
-  return h("p", { class: "phase-line" }, h("strong", {}, `Phase ${table.phase} of 2 · round ${Math.min(table.round + 1, of)} of ${of}. `), what, " ",
-    h("a", { href: "/rules" }, "How to play"));
+  return h("p", { class: "phase-line" }, h("strong", {}, `Phase ${table.phase} of 2 · round ${Math.min(table.round + 1, of)} of ${of}. `),
+    h("span", { class: "phase-what" }, what, " ", h("a", { href: "/rules" }, "How to play")));
 }
 
 // An AI has been playing (or played) for a person whose time ran out.
@@ -40,10 +40,33 @@ function standInNotice(view, me, comeBack) {
     h("button", { class: "primary", type: "button", onclick: comeBack }, "Play my seat again"));
 }
 
+// A game whose seats are not all taken yet: which, and the links that take them (kept
+// in this browser by the page that made the game: the server shows invites once).
+function waitingForSeats(view) {
+  const open = view.seats.filter((s) => !s.taken).map((s) => s.seat);
+  const links = invitesOf(view.game_id).filter((link) => open.includes(link.seat));
+  const publicLinks = view.public ? open.map((seat) => ({ seat, url: `${location.origin}/play/${view.game_id}?seat=${seat}` })) : [];
+  const shown = links.length ? links : publicLinks;
+  return [h("p", {}, `Waiting for ${plural(open.length, "seat")} to be taken: `, open.map((seat) => `seat ${seatNumber(seat)}`).join(", "), ". The game starts when they are."),
+    shown.length ? h("section", { class: "notice", "aria-labelledby": "invites" }, h("h2", { id: "invites" }, "Invite the other players"),
+      h("p", {}, view.public ? "The game is open to anybody: the lobby offers its seats, or send these links."
+        : "Send each person the link of their seat (the code after # reaches no server log); it opens their seat."),
+      h("ul", { class: "invites" }, shown.map(({ seat, url }) => h("li", {}, h("span", {}, `Seat ${seatNumber(seat)}: `), copyField(url, `invite link of seat ${seatNumber(seat)}`)))))
+      : view.you ? h("p", { class: "muted" }, "The invite links were shown where the game was made.") : null];
+}
+
 async function joinPage(gameId, seat, invite, play, welcome = null) {
   const view = await api("GET", `/games/${gameId}`);
   const me = player();
-  const intro = h("p", {}, `${view.players} players, ${view.factions.map(factionName).join(", ")}${view.rated ? ", rated" : ""}. ${invite ? "You are invited to" : "Take"} seat ${seat}.`);
+  const intro = h("p", {}, `${view.players} players, ${view.factions.map(factionName).join(", ")}${view.rated ? ", rated" : ""}. ${invite ? "You are invited to" : "Take"} seat ${seatNumber(seat)}.`);
+  if (view.seats[seat]?.taken || view.status === "finished" || view.status === "aborted") {  // a link used already
+    show(h("h1", {}, "This seat is taken"),
+      h("p", {}, `Seat ${seatNumber(seat)} of this game is ${view.seats[seat]?.taken ? "taken" : "no longer open"}: the link was used already, or the game is over.`),
+      h("p", {}, h("a", { href: `/play/${gameId}`, class: "button" }, view.status === "running" ? "Watch the game" : "Look at the game"),
+        " ", view.status === "finished" ? h("a", { href: `/replay/${gameId}` }, "Step through the replay") : ""));
+    history.replaceState(null, "", `/play/${gameId}`);
+    return;
+  }
   if (view.rated && !me) {  // a rated seat is for a registered player only
     const form = registerForm((made) => joinPage(gameId, seat, invite, play, keyNotice(made)),
       "This game is rated: its seats are for registered players. Register (it takes a name) and you take the seat as yourself.");
@@ -51,7 +74,7 @@ async function joinPage(gameId, seat, invite, play, welcome = null) {
     form.querySelector("input").focus();
     return;
   }
-  const name = h("input", { id: "name", required: !me, maxlength: 64, value: me?.name ?? "", autocomplete: "nickname" });
+  const name = h("input", { id: "name", required: !me, maxlength: 64, value: me?.name ?? lastName(), autocomplete: "nickname" });
   const asPlayer = me ? h("input", { type: "checkbox", id: "as-player", checked: true, disabled: view.rated }) : null;
   const note = h("div", { "aria-live": "polite" });
   const form = h("form", { "aria-label": "take the seat" }, intro,
@@ -64,6 +87,7 @@ async function joinPage(gameId, seat, invite, play, welcome = null) {
       const joined = await api("POST", `/games/${gameId}/seats/${seat}`, {
         body: { ...(invite ? { invite } : {}), ...(name.value ? { name: name.value } : {}) }, credential: asPlayer?.checked ? me.key : null });
       if (!asPlayer?.checked) keepSeat(gameId, seat, joined.token);  // else the player's keys open it
+      if (name.value) keepName(name.value);
       history.replaceState(null, "", `/play/${gameId}`);
       play(gameId);
     } catch (error) { note.replaceChildren(failure(error)); }
@@ -157,7 +181,7 @@ export default async function playPage(gameId) {
     if (!view?.deadline_at || over(view)) { clock.textContent = ""; return; }
     const left = (Date.parse(view.deadline_at) - Date.now()) / 1000;
     const whose = view.status === "open" ? "to take the seats" : view.table.to_act === view.you?.seat ? "for you" : `for ${seatName(view, view.table.to_act)}`;
-    clock.textContent = `⏱ ${clockFace(left)} left ${whose}`;
+    clock.textContent = `· ${clockFace(left)} left ${whose}`;
     clock.classList.toggle("urgent", left < 60);
   }
 
@@ -172,13 +196,13 @@ export default async function playPage(gameId) {
 
   function draw() {
     const focused = focusKey();
-    const movesBox = document.querySelector(".history");
+    const movesBox = document.querySelector(".history .moves");
     const movesAtEnd = !movesBox || movesBox.scrollTop + movesBox.clientHeight >= movesBox.scrollHeight - 8;
     const me = view.you?.seat ?? null;
     const table = view.table;
     const toAct = table?.to_act;
     const myTurn = view.status === "running" && toAct === me && me != null && !view.seats[me].takeover;
-    const title = `${view.players} players · ${view.factions.map(factionName).join(", ")}${view.rated ? " · rated" : ""}`;
+    const title = `${view.players} players${view.rated ? " · rated" : ""}`;
     const turn = over(view) ? "The game is over." : view.status === "open" ? "Waiting for players to take their seats."
       : myTurn ? (view.you.legal.some((d) => d.startsWith("take")) ? "Your turn: choose what to take." : "Your turn: play a card.")
         : `${seatName(view, toAct)} to play${relation(view, toAct, me) === "partner" ? " (your partner)" : ""}.`;
@@ -190,12 +214,13 @@ export default async function playPage(gameId) {
     const entering = !shown ? table?.trick.length : shown.rounds === table?.rounds.length ? shown.trick : 0;
     const left = table
       ? [tableElement(view, me, entering), me != null && !over(view) ? handElement(view, myTurn && !busy ? decide : null) : null]
-      : [h("p", {}, "Waiting for every seat to be taken: ", view.seats.filter((s) => !s.taken).map((s) => `seat ${s.seat}`).join(", "), ".")];
+      : waitingForSeats(view);
     show(
-      h("h1", { class: "game-title" }, title, h("span", { class: "game-id", title: gameId }, ` · game ${shortId(gameId)}`)),
+      h("h1", { class: "game-title" }, title, h("span", { class: "game-id", title: gameId }, ` · game ${shortId(gameId)}`),
+        h("span", { class: "deck-line" }, ` · ${view.factions.map(factionName).join(", ")}`)),
       h("div", { class: `turn-bar${myTurn ? " mine" : ""}` },
         h("p", { class: "turn" }, turn, " ", h("span", { id: "countdown" })),
-        h("p", { class: "muted who" }, me != null ? `You are seat ${me}${view.players === 4 ? `, team ${me % 2} with ${seatName(view, (me + 2) % 4)}` : ""}.` : "You are watching.")),
+        h("p", { class: "muted who" }, me != null ? `You are seat ${seatNumber(me)}${view.players === 4 ? `, ${teamName(me % 2)} with ${seatName(view, (me + 2) % 4)}` : ""}.` : "You are watching.")),
       table && view.status === "running" ? phaseLine(view) : null,
       since, standInNotice(view, me, () => act(`seats/${me}/return`, "Your seat is yours again.")), resultPanel(view, me),
       h("div", { class: "play-layout" },
@@ -203,7 +228,7 @@ export default async function playPage(gameId) {
         h("div", { class: "play-side" }, table ? factionsPanel(view, me) : null, table ? historyElement(view, me, sinceLastVisit) : null,
           panel("At the table", actions(me), me != null && !over(view) ? attentionControls() : null))));
     tick();
-    const moves = document.querySelector(".history");
+    const moves = document.querySelector(".history .moves");
     if (moves && !shown && sinceLastVisit) moves.scrollTop = document.getElementById("since-last-visit").offsetTop - moves.offsetTop;
     else if (moves && movesAtEnd) moves.scrollTop = moves.scrollHeight;
     if (!refocus(focused) && (focused?.startsWith("Play ") || focused?.startsWith("Take "))) {  // the card is gone: stay in the hand
@@ -219,10 +244,15 @@ export default async function playPage(gameId) {
     }
     myTurnBefore = myTurn;
     shown = { version: view.version, rounds: table?.rounds.length ?? 0, trick: table ? shownTrick(view).done ? 0 : table.trick.length : 0 };
+    if (table) keepInvites(gameId, []);  // every seat is taken: the links are spent
     if (table && !document.hidden) keepVisit(gameId, { version: view.version, rounds: table.rounds.length });
   }
 
-  try { await refresh(); } catch (error) { show(h("h1", {}, `Game ${shortId(gameId)}`), failure(error)); return; }
+  try { await refresh(); } catch (error) {
+    show(h("h1", {}, error.status === 404 ? "No such game" : `Game ${shortId(gameId)}`), failure(error),
+      h("p", {}, "The link may be mistyped, or the game gone. ", h("a", { href: "/" }, "Go to the lobby"), "."));
+    return;
+  }
   setInterval(tick, 1000);
   document.addEventListener("visibilitychange", () => {
     if (document.hidden) return;
