@@ -235,6 +235,8 @@ export default async function playPage(gameId) {
       (document.querySelector(".hand .playable") ?? document.querySelector("ul[aria-label='your hand']"))?.focus();
     }
     if (shown && table && table.rounds.length > shown.rounds) flyTaken(table.rounds.at(-1));
+    const hand = document.querySelector(".hand-area");
+    if (hand) document.body.style.setProperty("--hand-room", `${hand.offsetHeight}px`);
     showTurns(myTurn ? 1 : 0, `Game ${shortId(gameId)}`);
     if (myTurn && !myTurnBefore && shown) {
       const last = table.trick.at(-1) ?? table.rounds.at(-1)?.plays.at(-1);
