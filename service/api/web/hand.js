@@ -17,7 +17,7 @@ function whyNot(view, code, mine) {
   if (reason) return sentence(reason);
   if (view.status !== "running") return view.status === "open" ? "The game has not started." : "The game is over.";
   if (view.seats[view.you.seat].takeover) return "An AI plays your seat now: take it back first.";
-  if (view.table.to_act === view.you.seat) return "Your move is on its way.";
+  if (!mine && view.table.to_act === view.you.seat) return "Your move is on its way.";
   if (!mine) return `Not your turn: ${seatName(view, view.table.to_act)} plays now.`;
   return "Not now: choose what to take first.";
 }
@@ -37,7 +37,7 @@ function choices(view, onDecision) {
   });
   const prompt = peek
     ? `You won with a Seer: take a prize, or the top card of the draw pile (${cardLabel(peek)}, which only you have seen).`
-    : "You won: choose a prize for your followers.";
+    : "Choose a prize for your followers.";
   return h("div", { class: "choices", role: "group", "aria-label": "your choice" }, h("p", { class: "prompt" }, prompt), h("div", { class: "row" }, buttons));
 }
 
