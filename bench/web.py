@@ -3,8 +3,8 @@
     .venv/bin/python bench/web.py [--moves 20] [--levels random,greedy,expert] [--lobby 20]
                                   [--loads 3] [--chromium /usr/bin/chromium]
 
-Starts `claim serve` on a free port, on the embedded Redis it starts itself in a temporary
-CLAIM_DATA_DIR, with no rate limit (and its AI worker), then drives the machine's Chromium
+Starts `claim serve` with its AI worker as bench/api.py does (REDIS_URL if set, else an
+embedded Redis; no rate limit reached), then drives the machine's Chromium
 (`--chromium`, default CLAIM_CHROMIUM or /usr/bin/chromium) with Playwright:
 
 1. First load, cold: each page in a fresh browser context (no cache, no storage), `--loads`
@@ -39,28 +39,23 @@ import argparse
 import json
 import os
 import re
-import signal
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from collections import Counter
-from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import requests
-from common import descendants
+from api import serving
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
 from tqdm import tqdm
 
 from service.config import Config
-from service.local_cluster import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP = 60  # seconds `claim serve` may take to answer /healthz
@@ -125,69 +120,6 @@ STATE = """d => ({
 
 
 # --- the server ------------------------------------------------------------------------
-
-
-@contextmanager
-def serving():
-    """`claim serve` on a free port and its own embedded Redis in a temporary
-    CLAIM_DATA_DIR, no rate limit; stopped after, every process it started with it (as
-    tests/test_serve.stop). Answers its URL and its Config."""
-    unset = ("REDIS_URL", "CLAIM_PREFIX", "CLAIM_DATA_DIR", "CLAIM_RATE_LIMIT", "SMTP_URL")
-    env = {name: value for name, value in os.environ.items() if name not in unset}
-    with tempfile.TemporaryDirectory(prefix="claim-bench-web-") as scratch:
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        env |= {"CLAIM_DATA_DIR": scratch, "CLAIM_RATE_LIMIT": "", "CLAIM_PUBLIC_URL": url}
-        log = Path(scratch) / "serve.log"
-        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
-        with log.open("wb") as output:
-            process = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=env,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        try:
-            wait_for_health(url, process, log)
-            yield url, Config.from_env(env)
-        finally:
-            stop(process)
-
-
-def wait_for_health(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + STARTUP
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit(f"claim serve exited with {process.returncode}:\n{log.read_text()}")
-        with suppress(requests.RequestException):  # not listening yet
-            if requests.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return
-        time.sleep(0.1)
-    sys.exit(f"claim serve did not answer /healthz in {STARTUP} s:\n{log.read_text()}")
-
-
-def alive(pid: int) -> bool:
-    """Whether the process runs (a zombie has ended)."""
-    with suppress(OSError):
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
-    return False
-
-
-def stop(process: subprocess.Popen) -> None:
-    """SIGTERM (serve stops gunicorn, its worker and the embedded Redis), then SIGKILL to
-    whatever is left of what it started."""
-    started = descendants(process.pid)
-    if process.poll() is None:
-        process.terminate()
-    with suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=30)
-    for pid in [process.pid, *started]:
-        if alive(pid):
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-    process.wait()
 
 
 class Api:
@@ -567,7 +499,10 @@ def main() -> None:
         sys.exit(f"no browser at {args.chromium}: --chromium or CLAIM_CHROMIUM")
     notes = Notes()
     busy = os.getloadavg()[0]
-    with serving() as (url, config), sync_playwright() as playwright:
+    config = Config.from_env()  # as the server's: it gets this environment
+    serve = serving(workers=2, connections=1000, rq_worker=True)
+    with serve as server, sync_playwright() as playwright:
+        url = f"http://127.0.0.1:{server.port}"
         browser = playwright.chromium.launch(executable_path=args.chromium)
         api = Api(url)
         fill_lobby(api, args.lobby)
@@ -591,8 +526,8 @@ def main() -> None:
 def report(args, config, version, busy, loads, answers, wall, paged, notes) -> None:
     """Print the figures."""
     print(
-        "claim serve (embedded Redis in a temporary CLAIM_DATA_DIR, no rate limit, its AI"
-        f" worker), headless Chromium {version}, {os.cpu_count()} CPUs shared by all;"
+        f"claim serve (Redis: {config.redis_url or 'embedded'}; its AI worker),"
+        f" headless Chromium {version}, {os.cpu_count()} CPUs shared by all;"
         f" load average {busy[0]:.1f} at the start, {busy[1]:.1f} at the end"
     )
     print()
