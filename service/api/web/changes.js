@@ -3,7 +3,7 @@
 // reconnects by itself after a dropped connection, but gives up after an error answer
 // (429: too many watches from this address): then this opens it again, slower each
 // time, until it is connected again.
-export const MAX_GAMES = 50;  // the server's limit per stream
+const MAX_GAMES = 50;  // the server's limit per stream
 
 // The stream's address for `games` (at most MAX_GAMES) and the lobby; "" for nothing.
 export function changesAddress(games, lobby) {

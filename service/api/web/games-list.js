@@ -8,7 +8,7 @@ function seatText(seat) {
   return seat.name ?? "open seat";
 }
 
-export function playersText(seats) { return seats.map(seatText).join(", "); }
+function playersText(seats) { return seats.map(seatText).join(", "); }
 
 // One game: `what` (the status to show), `go` (links or buttons).
 export function gameItem(game, { what = null, go = null, mark = "" } = {}) {

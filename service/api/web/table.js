@@ -12,7 +12,7 @@ import { Who, relation, seatName, teamName, teamOf, who, whose } from "./words.j
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 
 // Where `seat` sits for the reader `me` (a spectator sees the first seat at the bottom).
-export function placeOf(view, seat, me) {
+function placeOf(view, seat, me) {
   const n = view.players;
   return PLACES[n][(seat - (me ?? 0) + n) % n];
 }
