@@ -301,7 +301,9 @@ def _changes(game: Game, record: Recorded) -> dict:
     if isinstance(event, SeatReturned):
         if not _taken_over(game, event.seat):
             raise SeatUnavailable(f"no AI is playing seat {event.seat}")
-        return {"seats": _with_seat(game, event.seat, takeover=None)}
+        # Another person's move time runs on; the returning seat's own starts now.
+        since = record.at if game.state.to_act == event.seat else game.waiting_since
+        return {"seats": _with_seat(game, event.seat, takeover=None), "waiting_since": since}
     raise TypeError(f"not an event: {event!r}")
 
 

@@ -101,7 +101,7 @@ def event_words(event: Event) -> str:
     if isinstance(event, SeatJoined):
         return f"{event.name} took seat {event.seat}"
     if isinstance(event, SeatRegistered):
-        return f"seat {event.seat} now belongs to a registered player"
+        return f"seat {event.seat} became a registered player's"
     if isinstance(event, GameAborted):
         return f"the game was aborted: {event.reason}"
     return "the game was created"

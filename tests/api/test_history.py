@@ -112,7 +112,7 @@ def test_a_seat_registered_to_a_player_midgame_is_a_step_that_tells_no_player(cl
     assert registered.status_code == 200
     replay = client.get(f"/games/{table.game_id}/replay/2").json
     assert (replay["last_step"], replay["version"]) == (2, 5)
-    assert replay["account"] == ["seat 1 now belongs to a registered player"]
+    assert replay["account"] == ["seat 1 became a registered player's"]
     before = client.get(f"/games/{table.game_id}/replay/1").json["view"]
     assert replay["view"]["table"] == before["table"]
 

@@ -402,7 +402,7 @@ def test_a_seat_taken_without_a_key_becomes_the_players_and_its_token_still_work
     assert (response.status_code, response.json) == (200, {"game_id": game["game_id"], "seat": 1})
     inbox = client.get("/me/games", headers=bearer(ann["key"])).json["games"]
     assert [(entry["game_id"], entry["seat"]) for entry in inbox] == [(game["game_id"], 1)]
-    assert inbox[0]["last"] == "seat 1 now belongs to a registered player"
+    assert inbox[0]["last"] == "seat 1 became a registered player's"
     by_key = client.get(f"/games/{game['game_id']}", headers=bearer(ann["key"])).json
     by_token = client.get(f"/games/{game['game_id']}", headers=bearer(token)).json
     assert by_key == by_token and by_key["you"]["seat"] == 1

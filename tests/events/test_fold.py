@@ -313,6 +313,19 @@ def test_the_deadline_is_the_move_time_of_the_person_to_act():
     assert then(game, TurnTimedOut(0, "takeover:random")).deadline is None  # an AI plays
 
 
+def test_a_seat_coming_back_leaves_the_move_time_of_another_seat_to_act_running():
+    creation = replace(a_creation(kinds=["human", "human"]), move_time_limit=300)
+    game = fold(
+        "g", records(creation, SeatJoined(0, "Ann", TOKEN_HASH), SeatJoined(1, "Bo", "b" * 64))
+    )
+    game = then(game, TurnTimedOut(0, "takeover:random"))
+    decided = then(game, DecisionMade(0, legal_decisions(game.state)[0], "takeover:random"))
+    assert decided.state.to_act == 1  # Bo's move time runs from the AI's decision
+    back = then(decided, SeatReturned(0))
+    assert back.updated_at > decided.updated_at
+    assert back.deadline == decided.deadline == decided.updated_at + timedelta(seconds=300)
+
+
 def test_an_open_game_has_its_join_deadline_and_none_without_limits():
     creation = replace(a_creation(kinds=["human", "human"]), join_time_limit=3600)
     game = fold("g", records(creation))

@@ -180,10 +180,12 @@ def test_a_rematch_offered_is_seen_live_by_the_other_player(site, new_page):
     for page in (ann, bo):
         page.wait_for_selector("button:text-is('Rematch')")
     bo.click("button:text-is('Rematch')")
-    bo.wait_for_selector("text=You are invited to seat")
+    bo.wait_for_selector("text=You are seat 1.")  # Bo sits down in it at once
     ann.wait_for_selector("button:text-is('Go to the rematch')")  # no reload
     ann.click("button:text-is('Go to the rematch')")
-    ann.wait_for_selector("text=You are invited to seat 2")
+    ann.wait_for_selector("text=You are seat 2.")
+    for page in (ann, bo):  # both seated: the rematch is on
+        page.wait_for_selector(".felt")
 
 
 def test_the_replay_of_a_finished_game_shows_every_hand(site, new_page):

@@ -7,45 +7,53 @@
 // page, never a server log.
 import { ApiError, api, problemText } from "./api.js";
 import { copyField, failure, h, plural } from "./dom.js";
-import { forgetSeat, keepPlayer, seats } from "./store.js";
+import { forgetSeat, keepPlayer, keepSeat, seats } from "./store.js";
 
-// Make the guest seats of this browser the player's (`POST /me/seats`); how many. A
-// seat made the player's is opened by the player's key from then on: its token goes.
+// Make the guest seats of this browser the player's (`POST /me/seats`): how many were,
+// and how many could not be (their games are over, or they are somebody's already:
+// marked, and not offered again). A seat made the player's is opened by the player's
+// key from then on: its token goes.
 async function bindGuestSeats(me) {
   let bound = 0;
-  for (const [gameId, { seat, token }] of Object.entries(seats())) {
+  let refused = 0;
+  for (const [gameId, { seat, token }] of offered()) {
     try {
       await api("POST", "/me/seats", { body: { game_id: gameId, seat, token }, credential: me.key });
       forgetSeat(gameId);
       bound += 1;
-    } catch (error) {  // over, or somebody's already: it stays a guest seat of this browser
+    } catch (error) {
       if (!(error instanceof ApiError)) throw error;
+      keepSeat(gameId, seat, token, { kept: true });  // it stays a guest seat of this browser
+      refused += 1;
     }
   }
-  return bound;
+  return { bound, refused };
 }
 
-// "This browser holds N seats taken as a guest: make them mine", or nothing.
-export function guestSeatsOffer(me) {
-  const count = Object.keys(seats()).length;
+const offered = () => Object.entries(seats()).filter(([, held]) => !held.kept);
+
+// "This browser holds N seats taken as a guest: make them mine", or nothing; `done()`
+// once some were made the player's.
+export function guestSeatsOffer(me, done = () => {}) {
+  const count = offered().length;
   if (!count) return null;
   const box = h("div", { class: "notice", role: "group", "aria-label": "seats taken here as a guest" });
   const button = h("button", { type: "button", class: "primary", onclick: async () => {
     button.disabled = true;
-    const bound = await bindGuestSeats(me);
-    box.replaceChildren(h("p", {}, bound
-      ? `${plural(bound, "seat")} ${bound === 1 ? "is" : "are"} yours now, on every device.`
-      : "None of them could be made yours (their games are over, or they are somebody's already)."));
+    const { bound, refused } = await bindGuestSeats(me);
+    box.replaceChildren(h("p", {}, bound ? `${plural(bound, "seat")} ${bound === 1 ? "is" : "are"} yours now, on every device.` : "",
+      refused ? ` ${plural(refused, "seat")} could not be made yours: ${refused === 1 ? "its game is" : "their games are"} over, or somebody's already.` : ""));
+    if (bound) done();
   } }, "Make them mine");
   box.append(h("p", {}, `This browser holds ${plural(count, "seat")} taken as a guest, without a player. If ${count === 1 ? "it is" : "they are"} yours, make ${count === 1 ? "it" : "them"} ${me.name}'s: then ${count === 1 ? "it opens" : "they open"} on every device you sign in on.`), button);
   return box;
 }
 
 // The key, shown once after registering: where it is kept and what it opens.
-export function keyNotice(me) {
+export function keyNotice(me, seatsBound) {
   return h("section", { class: "notice", "aria-labelledby": "key-title" }, h("h2", { id: "key-title" }, `Welcome, ${me.name}`),
     h("p", {}, "This is your player key. This browser keeps it; copy it somewhere safe too (a program playing for you uses it): it opens your games on any device, and it is shown only now."),
-    copyField(me.key, "your player key"), guestSeatsOffer(me));
+    copyField(me.key, "your player key"), guestSeatsOffer(me, seatsBound));
 }
 
 // Register with a name (and an email for notifications); then `done(me)`.

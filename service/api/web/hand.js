@@ -2,7 +2,7 @@
 // pressed; every other card says why not (the server's reason) on hover, focus or tap,
 // and pressing it tells the reason instead of moving. Reports a decision through
 // `onDecision`; knows nothing of HTTP.
-import { faceButton, powerText, withTip } from "./cards.js";
+import { faceButton, faces, powerText, withTip } from "./cards.js";
 import { h, say } from "./dom.js";
 import { cardLabel } from "./factions.js";
 import { seatName } from "./words.js";
@@ -41,6 +41,17 @@ function choices(view, onDecision) {
   return h("div", { class: "choices", role: "group", "aria-label": "your choice" }, h("p", { class: "prompt" }, prompt), h("div", { class: "row" }, buttons));
 }
 
+// Your piles, beside your hand: followers (face up: only you see them), score pile and
+// Gnomes in front (everybody sees those).
+function yourPiles(view) {
+  const seat = view.you.seat;
+  const table = view.table;
+  const pile = (title, codes, label) => h("div", { class: "your-pile" }, h("span", { class: "label" }, `${title} (${codes.length})`), faces(codes, label, "mini"));
+  return h("div", { class: "your-piles" }, pile("Your followers", view.you.follower_pile, "your followers"),
+    pile("Your score pile", table.score_piles[seat], "your score pile"),
+    table.gnomes_in_front[seat].length ? pile("Gnomes in front of you", table.gnomes_in_front[seat], "Gnomes in front of you") : null);
+}
+
 export function handElement(view, onDecision) {
   const you = view.you;
   const mine = onDecision != null && view.table?.to_act === you.seat;
@@ -58,9 +69,10 @@ export function handElement(view, onDecision) {
   });
   const anyPlayable = you.hand.some((code) => legal.has(`play ${code}`));
   const firstReason = you.hand.map((code) => you.unplayable?.[code]).find(Boolean);
-  return h("section", { class: "hand-area", "aria-labelledby": "hand-title" },
-    h("h2", { id: "hand-title" }, "Your hand", h("span", { class: "muted" }, ` · ${you.hand.length} cards`)),
-    mine ? choices(view, onDecision) : null,
+  const choosing = mine ? choices(view, onDecision) : null;
+  return h("section", { class: `hand-area${choosing ? " choosing" : ""}`, "aria-labelledby": "hand-title" },
+    h("div", { class: "hand-head" }, h("h2", { id: "hand-title" }, "Your hand", h("span", { class: "muted" }, ` · ${you.hand.length} cards`)), yourPiles(view)),
+    choosing,
     h("ul", { class: "cards hand", "aria-label": "your hand", tabindex: "-1" }, cards),
     h("p", { class: "hint muted", id: "hand-hint" }, firstReason ? `Greyed cards: ${sentence(firstReason)}` : mine && anyPlayable ? "Press a card to play it." : ""));
 }

@@ -28,9 +28,9 @@ export function factionsPanel(view, me) {
     h("td", {}, side == null ? "nobody" : sideShort(view, side, me)),
     h("td", {}, counts.join(" / "))));
   const sides = (view.players === 4 ? [0, 1] : view.seats.map((_, seat) => seat)).map((side) => sideShort(view, side, me));
-  const over = view.status === "finished" || view.status === "aborted";
+  const over = view.result != null;  // scored: played to the end
   return panel("Factions", h("p", { class: "muted small" }, "The game goes to whoever wins the most factions. Press a faction for its power."),
-    h("table", { class: "factions" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Faction"), h("th", { scope: "col" }, over ? "Won by" : "Leads now"),
+    h("table", { class: "factions" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Faction"), h("th", { scope: "col" }, over ? "Won by" : view.ending ? "Led at the end" : "Leads now"),
       h("th", { scope: "col" }, `Cards: ${sides.join(" / ")}`))), h("tbody", {}, rows)));
 }
 

@@ -16,7 +16,10 @@ function save(key, value) {
 }
 
 export const seats = () => load("claim.seats", {});
-export function keepSeat(gameId, seat, token) { save("claim.seats", { ...seats(), [gameId]: { seat, token } }); }
+// `kept`: a guest seat that could not be made the player's, not offered again.
+export function keepSeat(gameId, seat, token, { kept = false } = {}) {
+  save("claim.seats", { ...seats(), [gameId]: kept ? { seat, token, kept } : { seat, token } });
+}
 export function forgetSeat(gameId) { const all = seats(); delete all[gameId]; save("claim.seats", all); }
 
 export const player = () => load("claim.player", null);

@@ -7,7 +7,7 @@
 import { back, face, faces } from "./cards.js";
 import { h, plural } from "./dom.js";
 import { cardLabel, factionName } from "./factions.js";
-import { Who, relation, seatName, teamName, teamOf, who, whose } from "./words.js";
+import { Who, nextLeader, relation, seatName, teamName, teamOf, who, whose } from "./words.js";
 
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 
@@ -126,14 +126,19 @@ function lastRoundLine(view, me) {
     else parts.push(`${taker} drew ${got.card ? cardLabel(got.card) : "a card"}`);
   }
   if (last.phase === 2) parts.push(`cards → ${whose(view, last.winner, me)} score pile`);
+  const leads = nextLeader(view, last);
+  if (leads != null && leads !== last.winner) parts.push(`${Who(view, leads, me)} ${leads === me ? "lead" : "leads"} next (the last Dragon)`);
   return h("div", { class: "last-round", id: "last-round" }, cards, h("p", {}, h("span", { class: "label" }, "Last round: "), parts.join(" · ")));
 }
 
 // The table for the reader `me`; `entering`: how many cards of the trick were shown
-// before (the others come in with a short move).
+// before (the others come in with a short move). A seat playing sees its own piles
+// with its hand (hand.js), not at the table: the table stays short enough to be seen
+// whole above the hand.
 export function tableElement(view, me, entering = 0) {
   const trick = shownTrick(view);
-  const seats = view.seats.map((_, seat) => seatBox(view, seat, me));
+  const playing = me != null && view.status === "running";
+  const seats = view.seats.map((_, seat) => (playing && seat === me ? null : seatBox(view, seat, me)));
   return h("section", { class: `felt players-${view.players}`, "aria-label": "the table", "data-version": view.version },
     seats, middle(view, me, trick, entering), lastRoundLine(view, me));
 }

@@ -72,5 +72,15 @@ export function roundSentences(view, round, me) {
     else lines.push(`${taker} drew ${got.card ? cardLabel(got.card) : "a card"}.`);
   }
   for (const gone of round.removed) lines.push(`Giants removed ${cardLabel(gone.card)} from in front of ${who(view, gone.seat, me)}.`);
+  const leads = nextLeader(view, round);
+  if (leads != null && leads !== round.winner) lines.push(`${Who(view, leads, me)} ${leads === me ? "lead" : "leads"} next: the last Dragon of the round was ${leads === me ? "yours" : "theirs"}.`);
   return lines;
+}
+
+// Who led the round after `round` (the round being played, for the last one), or null.
+export function nextLeader(view, round) {
+  const rounds = view.table.rounds;
+  const next = rounds[rounds.indexOf(round) + 1];
+  if (next) return next.leader;
+  return view.status === "running" ? view.table.leader : null;
 }

@@ -39,14 +39,16 @@ export default async function inboxPage(welcome = null) {
   listening = null;
   const me = player();
   if (!me) {
-    const form = registerForm((made) => inboxPage(keyNotice(made)),
+    const form = registerForm((made) => inboxPage((redraw) => keyNotice(made, redraw)),
       "Register to keep your games in one inbox on every device, to be told when it is your turn, and to play rated games.");
     show(h("h1", {}, "Inbox"), welcome, form, h("p", {}, "Registered already? ", h("a", { href: "/sign-in" }, "Sign in on this device"), "."));
     form.querySelector("input").focus();
     return;
   }
   const list = h("section", { "aria-labelledby": "inbox-games" }, h("h2", { id: "inbox-games" }, "Your games"), h("p", { class: "muted" }, "Loading…"));
-  show(h("h1", {}, `Inbox of ${me.name}`), welcome, welcome ? null : guestSeatsOffer(me), list, otherDevice(me),
+  // `welcome`: a notice above the inbox, or one made with a way to draw the list again.
+  const notice = typeof welcome === "function" ? welcome(() => draw()) : welcome;
+  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), list, otherDevice(me),
     h("p", {}, h("a", { href: "/leaderboard" }, "Ratings"), " · ",
       h("button", { type: "button", onclick: () => {
         if (!confirm("Sign out of this browser? It forgets your key and every seat it holds; sign in again with a sign-in link or your key.")) return;

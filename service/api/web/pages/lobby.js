@@ -45,7 +45,8 @@ async function yourGames() {
       if (!games.has(entry.game_id)) games.set(entry.game_id, { ...entry, yourTurn: entry.your_turn, guest: false });
     }
   }
-  return [...games.values()];
+  const order = (game) => (game.yourTurn && game.status === "running" ? 0 : { running: 1, open: 2 }[game.status] ?? 3);
+  return [...games.values()].sort((a, b) => order(a) - order(b));
 }
 
 function yourItem(game, forget) {

@@ -12,7 +12,7 @@ import { watch } from "../live.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
 import { roundsOfPhase, shownTrick, tableElement } from "../table.js";
 import { decisionText, relation, seatName, seatNumber, teamName } from "../words.js";
-import { credentialFor, forgetSeat, invitesOf, keepInvites, keepName, keepSeat, keepVisit, lastName, lastVisit, player, seats } from "../store.js";
+import { credentialFor, forgetPlayer, forgetSeat, invitesOf, keepInvites, keepName, keepSeat, keepVisit, lastName, lastVisit, player, seats } from "../store.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 const over = (view) => view.status === "finished" || view.status === "aborted";
@@ -52,13 +52,14 @@ function waitingForSeats(view) {
       h("p", {}, view.public ? "The game is open to anybody: the lobby offers its seats, or send these links."
         : "Send each person the link of their seat (the code after # reaches no server log); it opens their seat."),
       h("ul", { class: "invites" }, shown.map(({ seat, url }) => h("li", {}, h("span", {}, `Seat ${seatNumber(seat)}: `), copyField(url, `invite link of seat ${seatNumber(seat)}`)))))
-      : view.you ? h("p", { class: "muted" }, "The invite links were shown where the game was made.") : null];
+      : h("p", { class: "muted" }, "Each of the others takes their seat by their own link (for a rematch: at the end of the game before, where it is offered to them).")];
 }
 
 async function joinPage(gameId, seat, invite, play, welcome = null) {
   const view = await api("GET", `/games/${gameId}`);
   const me = player();
-  const intro = h("p", {}, `${view.players} players, ${view.factions.map(factionName).join(", ")}${view.rated ? ", rated" : ""}. ${invite ? "You are invited to" : "Take"} seat ${seatNumber(seat)}.`);
+  const team = view.players === 4 ? ` (${teamName(seat % 2)}, partner of ${view.seats[(seat + 2) % 4].kind === "ai" ? seatName(view, (seat + 2) % 4) : `seat ${seatNumber((seat + 2) % 4)}`})` : "";
+  const intro = h("p", {}, `${view.players} players, ${view.factions.map(factionName).join(", ")}${view.rated ? ", rated" : ""}. ${invite ? "You are invited to" : "Take"} seat ${seatNumber(seat)}${team}.`);
   if (view.seats[seat]?.taken || view.status === "finished" || view.status === "aborted") {  // a link used already
     show(h("h1", {}, "This seat is taken"),
       h("p", {}, `Seat ${seatNumber(seat)} of this game is ${view.seats[seat]?.taken ? "taken" : "no longer open"}: the link was used already, or the game is over.`),
@@ -98,12 +99,13 @@ async function joinPage(gameId, seat, invite, play, welcome = null) {
 
 // Cards taken at the end of a round fly from the middle of the table to the pile of
 // the seat that took them (not with reduced motion).
-function flyTaken(round) {
+function flyTaken(round, me) {
   if (REDUCED_MOTION.matches || round.phase !== 1) return;
   const from = document.querySelector(".felt .trick")?.getBoundingClientRect();
   if (!from) return;
   for (const got of round.acquired) {
-    const to = document.querySelector(`.felt .seat[data-seat="${got.seat}"] .pile-followers`)?.getBoundingClientRect();
+    const pile = got.seat === me ? ".your-piles .your-pile" : `.felt .seat[data-seat="${got.seat}"] .pile-followers`;
+    const to = document.querySelector(pile)?.getBoundingClientRect();
     if (!to) continue;
     const card = h("div", { class: `card flying ${got.card ? `f-${got.card.slice(0, 2)}` : "back"}`, "aria-hidden": "true" }, got.card ? got.card.slice(2) : "");
     card.style.left = `${from.left + from.width / 2 - 24}px`;
@@ -136,6 +138,13 @@ export default async function playPage(gameId) {
       fresh = await api("GET", `/games/${gameId}`, { credential });
     } catch (error) {
       if (error.status !== 401 || !credential) throw error;
+      if (credential === player()?.key) {  // no seat here, or this device was signed out?
+        await api("GET", "/me", { credential }).catch(problemsOnly((again) => {
+          if (again.status !== 401) return;
+          forgetPlayer();
+          say("This device was signed out of your player: you are watching. Sign in again in the inbox.");
+        }));
+      }
       credential = null;  // a key that opens no seat here: watch as the public
       fresh = await api("GET", `/games/${gameId}`);
     }
@@ -165,15 +174,25 @@ export default async function playPage(gameId) {
   async function act(path, message) {
     try { await api("POST", `/games/${gameId}/${path}`, { credential }); say(message); await refresh(); } catch (error) { say(problemText(error)); }
   }
+  // The rematch (made by the first to ask): this seat sits down in it at once, as it
+  // sat here (as the registered player, or as a guest by the same name).
   async function rematch() {
-    if (view.rematch && (seats()[view.rematch] || player())) {
-      const mine = await api("GET", `/games/${view.rematch}`, { credential: credentialFor(view.rematch) }).catch(problemsOnly(() => null));
-      if (mine?.you) { location.href = `/play/${view.rematch}`; return; }
-    }
     try {
       const offer = await api("POST", `/games/${gameId}/rematch`, { credential });
-      location.href = `/play/${offer.game_id}?seat=${offer.seat}#invite=${encodeURIComponent(offer.invite)}`;
-    } catch (error) { say(problemText(error)); }
+      const asPlayer = credential === player()?.key;
+      const name = view.seats[view.you.seat].name ?? lastName();
+      try {
+        const joined = await api("POST", `/games/${offer.game_id}/seats/${offer.seat}`, {
+          body: { invite: offer.invite, ...(asPlayer ? {} : { name }) }, credential: asPlayer ? credential : null });
+        if (!asPlayer) keepSeat(offer.game_id, offer.seat, joined.token);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 409) throw error;  // taken: by this seat, before
+      }
+      location.href = `/play/${offer.game_id}`;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      say(problemText(error));
+    }
   }
   function tick() {
     const clock = document.getElementById("countdown");
@@ -205,7 +224,7 @@ export default async function playPage(gameId) {
     const title = `${view.players} players${view.rated ? " · rated" : ""}`;
     const turn = over(view) ? "The game is over." : view.status === "open" ? "Waiting for players to take their seats."
       : myTurn ? (view.you.legal.some((d) => d.startsWith("take")) ? "Your turn: choose what to take." : "Your turn: play a card.")
-        : `${seatName(view, toAct)} to play${relation(view, toAct, me) === "partner" ? " (your partner)" : ""}.`;
+        : `${seatName(view, toAct)} ${table.trick.length === view.players ? "to take a prize" : "to play"}${relation(view, toAct, me) === "partner" ? " (your partner)" : ""}.`;
     if (table && !shown && visit && visit.rounds < table.rounds.length) sinceLastVisit = { from: visit.rounds, to: table.rounds.length };
     const since = sinceLastVisit
       ? h("p", { class: "notice since-banner" }, `Since your last visit: ${plural(sinceLastVisit.to - sinceLastVisit.from, "round")} played. `,
@@ -231,10 +250,10 @@ export default async function playPage(gameId) {
     const moves = document.querySelector(".history .moves");
     if (moves && !shown && sinceLastVisit) moves.scrollTop = document.getElementById("since-last-visit").offsetTop - moves.offsetTop;
     else if (moves && movesAtEnd) moves.scrollTop = moves.scrollHeight;
-    if (!refocus(focused) && (focused?.startsWith("Play ") || focused?.startsWith("Take "))) {  // the card is gone: stay in the hand
-      (document.querySelector(".hand .playable") ?? document.querySelector("ul[aria-label='your hand']"))?.focus();
+    if (!refocus(focused) && (focused?.startsWith("Play ") || focused?.startsWith("Take "))) {  // the card is gone: on to what to do now
+      (document.querySelector(".choices button") ?? document.querySelector(".hand .playable") ?? document.querySelector("ul[aria-label='your hand']"))?.focus();
     }
-    if (shown && table && table.rounds.length > shown.rounds) flyTaken(table.rounds.at(-1));
+    if (shown && table && table.rounds.length > shown.rounds) flyTaken(table.rounds.at(-1), me);
     const hand = document.querySelector(".hand-area");
     if (hand) document.body.style.setProperty("--hand-room", `${hand.offsetHeight}px`);
     showTurns(myTurn ? 1 : 0, `Game ${shortId(gameId)}`);

@@ -58,7 +58,7 @@ export default async function replayPage(gameId) {
       if (+slider.value !== step) return;  // moved on meanwhile
       const view = shown.view;
       body.replaceChildren(...[panel("This step", h("ul", { id: "account" }, shown.account.map((line) => h("li", {}, readable(line, view))))),
-        resultPanel(view, null), view.table ? tableElement(view, null, view.table.trick.length) : null,
+        view.table ? tableElement(view, null, view.table.trick.length) : null, resultPanel(view, null),
         view.table ? factionsPanel(view, null) : null].filter(Boolean));
     } catch (error) { body.replaceChildren(failure(error)); }
   }

@@ -12,7 +12,7 @@ export default function rulesPage() {
   show(h("h1", {}, "How to play Claim"),
     h("section", { "aria-labelledby": "r-goal" }, h("h2", { id: "r-goal" }, "What wins"),
       p("Each deck holds five factions (seven with 3 or 4 players). At the end, a faction goes to whoever has the most of its cards in their score pile (on equal counts, the higher cards). ",
-        h("strong", {}, "The game goes to whoever wins the most factions"), "; then the most cards in the factions won; then the higher sum of their values. With 4 players, partners (seats 0 and 2, seats 1 and 3) count together.")),
+        h("strong", {}, "The game goes to whoever wins the most factions"), "; then the most cards in the factions won; then the higher sum of their values. With 4 players, partners (seats 1 and 3: team A; seats 2 and 4: team B) count together.")),
     h("section", { "aria-labelledby": "r-round" }, h("h2", { id: "r-round" }, "A round"),
       p("The leader plays any card; its faction is led. Each other player in turn plays one card, and ", h("strong", {}, "must follow"),
         ": play the led faction if they hold it (a Doppelganger may always be played instead). Whoever holds none plays anything."),
