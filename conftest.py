@@ -1,10 +1,10 @@
 """Redis for the tests and doctests: `REDIS_URL` if set, else an embedded Redis that
-this test session starts and stops (`service.embedded_redis`). Each test gets its own key
+this test session starts and stops (`service.runtime.embedded_redis`). Each test gets its own key
 prefix and its keys are deleted after it.
 
 The suites of the store, the application, the API and the workers (`ON_CLUSTER`) run
 twice: on that Redis and on a local Redis Cluster of 3 masters and 3 replicas that the
-session starts (`service.local_cluster`), their ids ending in `[single]` and
+session starts (`service.runtime.local_cluster`), their ids ending in `[single]` and
 `[cluster]`. On the cluster, RQ's queues are on the single Redis (`queue_url`). A test
 that needs a single Redis is marked `single_redis`.
 """
@@ -18,10 +18,10 @@ import pytest
 import redis
 
 from service.config import Config
-from service.embedded_redis import EmbeddedRedis
 from service.events import GameStore
-from service.local_cluster import LocalCluster
-from service.processes import ending_with_this_process
+from service.runtime.embedded_redis import EmbeddedRedis
+from service.runtime.local_cluster import LocalCluster
+from service.runtime.processes import ending_with_this_process
 from tests.rq_keys import delete_rq_keys
 
 TESTS = Path(__file__).parent / "tests"

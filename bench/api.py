@@ -51,7 +51,7 @@ from tqdm import tqdm
 from service.config import Config, child_environment
 from service.domain import Settings, random_factions
 from service.events import HUMAN, GameStore, SeatSpec, connect, digest
-from service.local_cluster import free_port
+from service.runtime.local_cluster import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE_LIMIT = "1000000 per minute"  # checked on every request, never reached

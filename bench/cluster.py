@@ -3,7 +3,7 @@
     REDIS_URL=redis://127.0.0.1:6379/0 .venv/bin/python bench/cluster.py \\
         [--games 600] [--seconds 10] [--clients 8] [--processes 1,2,4] [--workers 1,2,4]
 
-Starts a local Redis Cluster of 3 masters and 3 replicas (`service.local_cluster`, on
+Starts a local Redis Cluster of 3 masters and 3 replicas (`service.runtime.local_cluster`, on
 free loopback ports). The single Redis is `REDIS_URL` if set, else an embedded one in
 a temporary directory; on the cluster, RQ's queues are on it (`CLAIM_QUEUE_URL`).
 
@@ -43,7 +43,7 @@ from tqdm import tqdm
 from service.config import Config, child_environment
 from service.domain import Settings, random_factions
 from service.events import HUMAN, GameStore, SeatSpec, connect
-from service.local_cluster import LocalCluster
+from service.runtime.local_cluster import LocalCluster
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -13,8 +13,8 @@ import redis
 
 from service.config import Config
 from service.domain import Settings, apply, legal_decisions, new_game, shuffled_deck
-from service.embedded_redis import EmbeddedRedis
 from service.events import DecisionMade
+from service.runtime.embedded_redis import EmbeddedRedis
 
 
 @contextmanager

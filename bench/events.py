@@ -52,9 +52,9 @@ from service.domain import (
     Settings,
     random_factions,
 )
-from service.embedded_redis import EmbeddedRedis
 from service.events import AI, GameStore, SeatSpec, codec, fold
-from service.local_cluster import RedisNode, until
+from service.runtime.embedded_redis import EmbeddedRedis
+from service.runtime.local_cluster import RedisNode, until
 
 PLAYERS = (2, 3, 4)
 KINDS = ("append", "XADD")

@@ -93,8 +93,8 @@ def run_cluster(directory: str, masters: int, replicas: int) -> int:
     import signal
     from pathlib import Path
 
-    from .local_cluster import LocalCluster, RedisNode
-    from .processes import ending_with_this_process
+    from .runtime.local_cluster import LocalCluster, RedisNode
+    from .runtime.processes import ending_with_this_process
 
     root, ending = Path(directory).resolve(), ending_with_this_process()
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as error:
             parser.error(str(error))
     if args.command == "serve":
-        from .serve import serve
+        from .runtime.serve import serve
 
         return serve(config, args.host, args.port, args.workers, args.connections, args.rq_worker)
     if args.command == "worker":

@@ -11,7 +11,7 @@ from email.message import EmailMessage
 
 from aiosmtpd.controller import Controller
 
-from service.local_cluster import free_port
+from service.runtime.local_cluster import free_port
 
 
 class Mailbox:

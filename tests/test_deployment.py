@@ -17,9 +17,9 @@ import pytest
 import redis
 import requests
 
-from service.local_cluster import until
+from service.runtime.local_cluster import until
 from tests.rq_keys import delete_rq_keys
-from tests.test_serve import ROOT, start, stop, wait_for_health
+from tests.runtime.test_serve import ROOT, start, stop, wait_for_health
 
 PATIENCE = 120  # seconds for the game to end, or the workers to be seen
 

@@ -24,7 +24,7 @@ import redis
 import requests
 
 from tests.rq_keys import delete_rq_keys
-from tests.test_serve import ROOT, delete_keys, free_port, stop, wait_for_health
+from tests.runtime.test_serve import ROOT, delete_keys, free_port, stop, wait_for_health
 
 PATIENCE = 240  # seconds for both games to end
 

@@ -24,7 +24,7 @@ from rq import Worker
 
 from service import games
 from service.config import Config
-from service.processes import ending_with_this_process
+from service.runtime.processes import ending_with_this_process
 
 from . import jobs
 

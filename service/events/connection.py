@@ -1,5 +1,5 @@
 """The one place that connects to Redis: `Config.redis_url` if set, else the embedded
-Redis that `claim serve` runs on the data directory (`service.embedded_redis`); and the
+Redis that `claim serve` runs on the data directory (`service.runtime.embedded_redis`); and the
 translation of Redis's errors into `StoreUnavailable`.
 
 A URL may name any node of a Redis Cluster: `connect` asks the node and then answers
@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import redis
 
 from service.config import Config
-from service.embedded_redis import socket_of
+from service.runtime.embedded_redis import socket_of
 
 from .errors import StoreUnavailable
 

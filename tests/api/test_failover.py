@@ -21,8 +21,8 @@ import redis
 from service.api import create_app
 from service.config import Config
 from service.games import Claim
-from service.local_cluster import LocalCluster, until
-from service.processes import ending_with_this_process
+from service.runtime.local_cluster import LocalCluster, until
+from service.runtime.processes import ending_with_this_process
 from tests.api.factories import Table, a_table
 
 ELSEWHERE = 6  # games on the other masters

@@ -18,8 +18,8 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from service.embedded_redis import EmbeddedRedis
 from service.events import DecisionMade, Game, GameStore, StoreUnavailable
+from service.runtime.embedded_redis import EmbeddedRedis
 from tests.events.factories import a_move, ids_key, new_game
 
 PREFIX = "durable"  # of the keys, on a server of the test's own

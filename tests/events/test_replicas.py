@@ -12,7 +12,7 @@ import pytest
 
 from service.domain import legal_decisions
 from service.events import DecisionMade, GameStore, StoreUnavailable
-from service.local_cluster import RedisNode, until
+from service.runtime.local_cluster import RedisNode, until
 from tests.events.factories import a_creation
 
 AGAIN = uuid.UUID("00000000-0000-4000-8000-000000000003")  # the id of a move sent twice

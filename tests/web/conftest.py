@@ -26,9 +26,9 @@ from service.domain import Card, Faction, Settings, full_deck
 from service.events import HUMAN, SeatSpec, digest
 from service.games import Change, Claim
 from service.games.changes import follow_up
-from service.local_cluster import free_port
+from service.runtime.local_cluster import free_port
 from tests.mailbox import Mailbox, smtp_server
-from tests.test_serve import start, stop, wait_for_health
+from tests.runtime.test_serve import start, stop, wait_for_health
 
 SCREENSHOTS = Path(__file__).with_name("screenshots")  # kept out of git
 PHONE = {"width": 390, "height": 844}

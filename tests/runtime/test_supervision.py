@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from service.embedded_redis import EmbeddedRedis, socket_of
+from service.runtime.embedded_redis import EmbeddedRedis, socket_of
 from tests.processes import alive, children, command, descendants
-from tests.test_serve import ROOT, free_port, stop, wait_for_health
+from tests.runtime.test_serve import ROOT, free_port, stop, wait_for_health
 
 GIVE_UP = 60  # seconds
 

@@ -1,8 +1,8 @@
 """`claim serve`: the API under gunicorn, on `REDIS_URL` or on an embedded Redis that it
-starts (`service.embedded_redis`), with one `claim worker` beside it there; and the
+starts (`service.runtime.embedded_redis`), with one `claim worker` beside it there; and the
 supervisor of what it starts:
 
-- gunicorn runs gevent workers (`service.http_worker`) and restarts them itself;
+- gunicorn runs gevent workers (`service.runtime.http_worker`) and restarts them itself;
   if its master ends, `claim serve` stops the rest and exits non-zero, for systemd or
   a container runtime to act.
 - The RQ worker, when it dies, is started again after a pause that doubles from one
@@ -11,7 +11,7 @@ supervisor of what it starts:
 - The embedded Redis, when it dies, is started again on the same data (its
   append-only file); when it cannot be, `claim serve` exits non-zero.
 - Everything it starts ends with it, even if it is killed with `kill -9`
-  (`service.processes`). Stopped by SIGTERM or Ctrl-C, it stops gunicorn and the
+  (`service.runtime.processes`). Stopped by SIGTERM or Ctrl-C, it stops gunicorn and the
   worker gracefully, then the Redis, and exits 0.
 
 More workers beside a running `claim serve`: `claim worker` in the same directory
@@ -31,8 +31,8 @@ import time
 from urllib.parse import urlsplit, urlunsplit
 
 from service.config import Config, child_environment
-from service.embedded_redis import EmbeddedRedis, EmbeddedRedisError
-from service.processes import adopt_orphans, ending_with_this_process, reap_orphans
+from service.runtime.embedded_redis import EmbeddedRedis, EmbeddedRedisError
+from service.runtime.processes import adopt_orphans, ending_with_this_process, reap_orphans
 
 log = logging.getLogger("claim.serve")
 TICK = 0.2  # seconds between two looks at the processes
@@ -49,7 +49,7 @@ def gunicorn_command(host: str, port: int, workers: int, connections: int) -> li
     return [
         sys.executable,
         *("-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", str(workers)),
-        *("--worker-class", "service.http_worker.ProblemWorker"),
+        *("--worker-class", "service.runtime.http_worker.ProblemWorker"),
         *("--worker-connections", str(connections)),
         *("--graceful-timeout", str(HTTP_GRACE)),
         *("--access-logfile", "-", "--no-control-socket"),

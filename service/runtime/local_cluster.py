@@ -123,7 +123,7 @@ class RedisNode:
 class LocalCluster:
     """`masters` masters with `replicas` replicas each, in subdirectories of
     `directory`. `preexec_fn` runs in each server's process before it starts (e.g.
-    `service.processes.ending_with_this_process()`)."""
+    `service.runtime.processes.ending_with_this_process()`)."""
 
     def __init__(
         self,

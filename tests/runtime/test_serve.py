@@ -29,10 +29,10 @@ import redis
 import requests
 
 from service.domain import Settings, apply, is_over, new_game, result
-from service.local_cluster import free_port
+from service.runtime.local_cluster import free_port
 from tests.processes import alive, descendants
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STARTUP = 60  # seconds `claim serve` may take to answer /healthz
 LONG_POLL = 5  # seconds a waiting seat holds each long-poll
 PATIENCE = 300  # seconds before a game that stopped moving fails the test, not hangs it
