@@ -10,7 +10,9 @@ variable, rather than misread later inside a job.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -41,6 +43,12 @@ class Config:
     public_url: str = "http://127.0.0.1:8000"  # CLAIM_PUBLIC_URL: the server in emails
     reminder_share: float | None = 0.25  # CLAIM_REMINDER_SHARE; None (0): no reminders
     watch_cap: int = 20  # CLAIM_WATCH_CAP: live streams and long-polls open per address
+    header_timeout: float = 10.0  # CLAIM_HEADER_TIMEOUT: seconds a request's headers may take
+    body_timeout: float = 30.0  # CLAIM_BODY_TIMEOUT: seconds a request's body may take
+    # CLAIM_SENDING_CAP: connections of an address, per API process, still sending a request
+    sending_cap: int = 32
+    # CLAIM_TRUSTED_PROXIES: networks of the proxies whose X-Forwarded-For is believed
+    trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     fsync: str = "always"  # CLAIM_FSYNC: the embedded Redis's appendfsync (always, everysec)
     replicas: int = 0  # CLAIM_REPLICAS: replicas an append must reach before it is acknowledged
     # CLAIM_EXPERT_SECONDS: the expert's time per decision; None (0): a fixed work budget
@@ -61,6 +69,18 @@ class Config:
                 values[name] = _parse(name, variable, text)
         return replace(cls(**values), **overrides)
 
+    def is_trusted_proxy(self, address: str) -> bool:
+        """Whether `address` is in a network of `trusted_proxies`.
+
+        >>> Config(trusted_proxies=trusted_networks("V", "10.0.0.0/8")).is_trusted_proxy("10.1.2.3")
+        True
+        """
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:  # not an address: a unix socket's peer, or a forged header
+            return False
+        return any(ip in network for network in self.trusted_proxies)
+
     def __post_init__(self):
         if not self.prefix or ":" in self.prefix or "{" in self.prefix:
             raise ConfigError(f"CLAIM_PREFIX: {self.prefix!r} is empty or holds ':' or '{{'")
@@ -74,6 +94,11 @@ class Config:
             raise ConfigError(f"CLAIM_FSYNC: {self.fsync!r} is not one of {policies}")
         if self.watch_cap < 1:
             raise ConfigError(f"CLAIM_WATCH_CAP: {self.watch_cap} is not 1 or more")
+        for name in ("header_timeout", "body_timeout"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{ENVIRONMENT[name]}: {getattr(self, name)} is not above 0")
+        if self.sending_cap < 1:
+            raise ConfigError(f"CLAIM_SENDING_CAP: {self.sending_cap} is not 1 or more")
         if self.replicas < 0:
             raise ConfigError(f"CLAIM_REPLICAS: {self.replicas} is not 0 or more")
         if self.expert_seconds is not None and not 0 < self.expert_seconds <= 60:
@@ -93,6 +118,10 @@ ENVIRONMENT = {
     "public_url": "CLAIM_PUBLIC_URL",
     "reminder_share": "CLAIM_REMINDER_SHARE",
     "watch_cap": "CLAIM_WATCH_CAP",
+    "header_timeout": "CLAIM_HEADER_TIMEOUT",
+    "body_timeout": "CLAIM_BODY_TIMEOUT",
+    "sending_cap": "CLAIM_SENDING_CAP",
+    "trusted_proxies": "CLAIM_TRUSTED_PROXIES",
     "fsync": "CLAIM_FSYNC",
     "replicas": "CLAIM_REPLICAS",
     "expert_seconds": "CLAIM_EXPERT_SECONDS",
@@ -106,18 +135,37 @@ EMPTY_MEANS_OFF = ("rate_limit",)  # an empty value of any other variable is its
 def _parse(name: str, variable: str, text: str):
     if name == "data_dir":
         return Path(text)
+    if name == "trusted_proxies":
+        return trusted_networks(variable, text)
+    if name in ("header_timeout", "body_timeout"):
+        try:
+            return float(text)
+        except ValueError:
+            raise ConfigError(f"{variable}: {text!r} is not a number") from None
     if name in ("reminder_share", "expert_seconds"):
         try:
             number = float(text)
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
         return number or None  # 0: no reminders; the expert's fixed work budget
-    if name in ("watch_cap", "replicas"):
+    if name in ("watch_cap", "replicas", "sending_cap"):
         try:
             return int(text)
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a whole number") from None
     return text
+
+
+def trusted_networks(variable: str, text: str):
+    """The networks of a comma- or space-separated list of addresses and CIDRs.
+
+    >>> [str(n) for n in trusted_networks("V", "10.0.0.0/8, 127.0.0.1 ::1")]
+    ['10.0.0.0/8', '127.0.0.1/32', '::1/128']
+    """
+    try:
+        return tuple(ipaddress.ip_network(part) for part in re.split(r"[\s,]+", text) if part)
+    except ValueError as error:
+        raise ConfigError(f"{variable}: {error}") from None
 
 
 def child_environment(**settings: str) -> dict[str, str]:

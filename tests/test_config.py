@@ -27,6 +27,10 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_FSYNC": "everysec",
         "CLAIM_EXPERT_SECONDS": "0.5",
         "CLAIM_REPLICAS": "1",
+        "CLAIM_HEADER_TIMEOUT": "5",
+        "CLAIM_BODY_TIMEOUT": "12.5",
+        "CLAIM_SENDING_CAP": "8",
+        "CLAIM_TRUSTED_PROXIES": "10.0.0.0/8, ::1",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -47,6 +51,8 @@ def test_every_setting_is_read_from_its_variable():
     assert (config.reminder_share, config.watch_cap, config.fsync) == (0.5, 7, "everysec")
     assert (config.expert_seconds, config.replicas) == (0.5, 1)
     assert config.queue_url == "redis://queues:6379/0"
+    assert (config.header_timeout, config.body_timeout, config.sending_cap) == (5, 12.5, 8)
+    assert [str(network) for network in config.trusted_proxies] == ["10.0.0.0/8", "::1/128"]
 
 
 def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():
@@ -78,6 +84,11 @@ def test_the_command_lines_options_come_on_top():
         ("CLAIM_REMINDER_SHARE", "1.5"),
         ("CLAIM_WATCH_CAP", "many"),
         ("CLAIM_WATCH_CAP", "0"),
+        ("CLAIM_BODY_TIMEOUT", "0"),
+        ("CLAIM_HEADER_TIMEOUT", "soon"),
+        ("CLAIM_SENDING_CAP", "0"),
+        ("CLAIM_TRUSTED_PROXIES", "10.0.0.300"),
+        ("CLAIM_TRUSTED_PROXIES", "10.0.0.1/8"),
         ("CLAIM_FSYNC", "sometimes"),
         ("CLAIM_EXPERT_SECONDS", "soon"),
         ("CLAIM_EXPERT_SECONDS", "-1"),

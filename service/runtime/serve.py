@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import resource
 import signal
@@ -45,13 +46,18 @@ REDIS_RESTARTS = 5  # times in a row the embedded Redis may die before claim ser
 HTTP_GRACE = 5
 
 
-def gunicorn_command(host: str, port: int, workers: int, connections: int) -> list[str]:
+def gunicorn_command(
+    host: str, port: int, workers: int, connections: int, config: Config
+) -> list[str]:
+    """gunicorn's command line; the keep-alive timeout bounds the wait for every
+    request's headers, the first's included (`service.runtime.http_worker`)."""
     return [
         sys.executable,
         *("-m", "gunicorn", "--bind", f"{host}:{port}", "--workers", str(workers)),
         *("--worker-class", "service.runtime.http_worker.ProblemWorker"),
         *("--worker-connections", str(connections)),
         *("--graceful-timeout", str(HTTP_GRACE)),
+        *("--keep-alive", str(math.ceil(config.header_timeout))),
         *("--access-logfile", "-", "--no-control-socket"),
         "service.api:create_app()",
     ]
@@ -89,7 +95,7 @@ def serve(
         url = embedded.url if embedded is not None else config.redis_url
         env = child_environment(REDIS_URL=url)
         log.info("serving on http://%s:%s (Redis at %s)", host, port, _shown(url))
-        api = _start(gunicorn_command(host, port, workers, connections), env)
+        api = _start(gunicorn_command(host, port, workers, connections, config), env)
         if rq_worker:
             worker.start()
         redis_deaths = 0
