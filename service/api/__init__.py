@@ -23,6 +23,7 @@ from service.config import Config
 from service.games import Claim
 
 from . import changes, games, health, history, players, problems, ratings, sign_in, web
+from .proxies import TrustedProxies
 from .ratelimit import limit_requests
 
 MAX_BODY = 64 * 1024  # bytes
@@ -88,6 +89,8 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
 
     if claim.config.rate_limit:
         limit_requests(app, claim, claim.config.rate_limit)
+    if claim.config.trusted_proxies:
+        app.wsgi_app = TrustedProxies(app.wsgi_app, claim.config)
     return app
 
 
