@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import shutil
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 
 from service.runtime.local_cluster import free_port
 from tests.runtime.test_serve import ROOT, start, stop, wait_for_health
+from tests.slow_clients import SLOW_BODY
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 PROXY = "127.0.0.1"  # the address the proxy reaches claim serve from
@@ -45,8 +47,8 @@ def nginx_config(directory: Path, listen: int, api: int) -> Path:
 
 @pytest.fixture(scope="module")
 def behind_nginx(tmp_path_factory):
-    """claim serve trusting the proxy, and nginx in front of it: nginx's port and
-    claim serve's log."""
+    """claim serve trusting the proxy, and nginx in front of it: nginx's port,
+    claim serve's port and its log."""
     if not os.access(NGINX, os.X_OK):
         pytest.skip("nginx is not installed (bin/test installs Debian's nginx-light as root)")
     unset = ("REDIS_URL", "CLAIM_PREFIX")
@@ -56,6 +58,8 @@ def behind_nginx(tmp_path_factory):
         CLAIM_TRUSTED_PROXIES=PROXY,
         CLAIM_RATE_LIMIT="50/minute",
         CLAIM_WATCH_CAP="1",
+        CLAIM_SENDING_CAP="2",
+        CLAIM_BODY_TIMEOUT="2",
     )
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     serve, api = start(env, log)
@@ -73,7 +77,7 @@ def behind_nginx(tmp_path_factory):
             assert proxy.poll() is None, (directory / "error.log").read_text()
             assert time.monotonic() < until, "nginx did not answer"
             time.sleep(0.1)
-        yield listen, log
+        yield listen, api, log
     finally:
         proxy.terminate()
         proxy.wait(timeout=30)
@@ -106,7 +110,7 @@ def remaining(port: int, source: str, headers=None) -> int:
 
 
 def test_each_client_behind_the_proxy_has_its_own_rate_limit_and_is_logged(behind_nginx):
-    port, log = behind_nginx
+    port, _, log = behind_nginx
     first, second = CLIENTS
     before = remaining(port, first)
     assert remaining(port, first) == before - 1
@@ -118,7 +122,7 @@ def test_each_client_behind_the_proxy_has_its_own_rate_limit_and_is_logged(behin
 
 
 def test_each_client_behind_the_proxy_has_its_own_watch_slots(behind_nginx):
-    port, _ = behind_nginx
+    port, _, _ = behind_nginx
     status, _, game = ask(port, CLIENTS[0], "POST", "/games", {"players": 2})
     assert status == 201, game
     stream = f"/games/{game['game_id']}/stream?max_seconds="
@@ -133,3 +137,18 @@ def test_each_client_behind_the_proxy_has_its_own_watch_slots(behind_nginx):
         assert status == 200  # the other client's slot is its own
     finally:
         held.close()
+
+
+def test_a_trusted_proxy_is_not_held_to_the_cap_of_connections_still_sending(behind_nginx):
+    _, api, _ = behind_nginx
+    for source, refused in ((PROXY, False), (CLIENTS[1], True)):
+        held = []
+        for _ in range(8):  # twice what two processes take from one client address
+            connection = socket.create_connection(("127.0.0.1", api), source_address=(source, 0))
+            connection.sendall(SLOW_BODY)
+            held.append(connection)
+        statuses = set()
+        for connection in held:
+            with connection:
+                statuses.add(int(connection.makefile("rb").read().split()[1]))
+        assert (429 in statuses) == refused and 408 in statuses
