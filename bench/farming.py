@@ -107,7 +107,7 @@ def farm(client: Client, games: int, decisions: int) -> dict:
     farmer, farmer_key = register(client, f"Farmer {decisions}")
     _, second_key = register(client, f"Second {decisions}")
     before = shown(client, farmer)
-    weights = []
+    weights, note = [], None
     start = time.perf_counter()
     for _ in tqdm(range(games), desc=f"resigning after {decisions} decisions", unit="game"):
         game_id, tokens = a_duel(client, [farmer_key, second_key])
