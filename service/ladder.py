@@ -111,8 +111,8 @@ def run(url: str, players: int, games: int, levels: list[str], parallel: int) ->
         mark = " ?" if standing["provisional"] else ""
         who = standing["name"] if standing["kind"] == "player" else standing["player_id"]
         print(
-            f"{standing['rank']:>4} {who:<24} {standing['rating']:>7.2f}"
+            f"{standing['rank'] or '-':>4} {who:<24} {standing['rating']:>7.2f}"
             f" {standing['uncertainty']:>6.2f} {standing['games']:>6}{mark}"
         )
-    print("? provisional: uncertainty still above 6")
+    print("? provisional: uncertainty still above 6, or not ranked yet (-)")
     return 0

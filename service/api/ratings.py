@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 from marshmallow import Schema, fields, validate
 
 from service import games
-from service.games import FIGURES, rating_change
+from service.games import FIGURES, MIN_OPPONENTS, rating_change
 
 from .games import claim
 from .problems import Blueprint
+from .view import RatingChangeSchema
 
 blp = Blueprint("ratings", __name__, description="Ratings, leaderboards and public profiles")
 
@@ -30,33 +31,49 @@ class StandingSchema(Schema):
     uncertainty = fields.Float(
         metadata={"description": "sigma as of now (25/3 at first): grows while not playing"}
     )
-    provisional = fields.Boolean(metadata={"description": "uncertainty above 6: few games yet"})
+    provisional = fields.Boolean(
+        metadata={"description": "uncertainty above 6 (few games yet), or not ranked yet"}
+    )
+    ranked = fields.Boolean(
+        metadata={
+            "description": f"an AI level, or a player who has met {MIN_OPPONENTS} distinct"
+            " opponents in rated games: only they have a rank"
+        }
+    )
+    opponents = fields.Integer(
+        metadata={
+            "description": "distinct opponents met in rated games that moved the rating,"
+            f" counted up to {MIN_OPPONENTS}"
+        }
+    )
     games = fields.Integer(metadata={"description": "rated games of this player count"})
     last_played_at = fields.DateTime(allow_none=True)
 
 
 class RankedSchema(StandingSchema):
-    rank = fields.Integer(metadata={"description": "1 for the best skill"})
+    rank = fields.Integer(
+        allow_none=True,
+        metadata={"description": "1 for the best skill; null: not ranked (listed after them)"},
+    )
 
 
 class BoardSchema(Schema):
     players = fields.Integer()
     total = fields.Integer(metadata={"description": "rated players and AI levels"})
+    ranked = fields.Integer(metadata={"description": "of them ranked: the board's first"})
     offset = fields.Integer()
-    standings = fields.List(fields.Nested(RankedSchema))
+    standings = fields.List(
+        fields.Nested(RankedSchema),
+        metadata={"description": "the ranked, best skill first; then the others, likewise"},
+    )
 
 
-class RatedResultSchema(Schema):
+class RatedResultSchema(RatingChangeSchema):
     game_id = fields.String()
     players = fields.Integer()
     finished_at = fields.DateTime()
-    seat = fields.Integer()
     outcome = fields.String(metadata={"enum": ["won", "drew", "lost"]})
     place = fields.Integer(metadata={"description": "1 for a side ranked first, tied or not"})
-    rating_before = fields.Float()
-    rating_after = fields.Float()
-    change = fields.Float()
-    uncertainty_after = fields.Float()
 
 
 class PublicProfileSchema(Schema):
@@ -85,6 +102,8 @@ def _standing(standing: games.Standing) -> dict:
         "rating": round(rating.mu, FIGURES),
         "uncertainty": round(standing.sigma, FIGURES),
         "provisional": standing.provisional,
+        "ranked": standing.ranked,
+        "opponents": len(rating.opponents),
         "games": rating.games,
         "last_played_at": None if rating.played_at is None else _time(rating.played_at),
     }
@@ -99,14 +118,16 @@ def _time(timestamp: float) -> datetime:
 @blp.response(200, BoardSchema)
 def leaderboard(args):
     """The leaderboard of 2-, 3- or 4-player games: registered players and AI levels,
-    best skill first; a provisional rating is marked."""
+    best skill first; a provisional rating is marked. A player who has not yet met
+    enough distinct opponents has no rank and is listed after those who have."""
     board = games.leaderboard(claim(), args["players"], args["offset"], args["limit"])
     return {
         "players": board.players,
         "total": board.total,
+        "ranked": board.ranked,
         "offset": board.offset,
         "standings": [
-            {"rank": board.offset + n + 1, **_standing(standing)}
+            {"rank": board.offset + n + 1 if standing.ranked else None, **_standing(standing)}
             for n, standing in enumerate(board.standings)
         ],
     }

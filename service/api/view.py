@@ -309,6 +309,20 @@ class RatingChangeSchema(Schema):
     rating_after = fields.Float()
     change = fields.Float()
     uncertainty_after = fields.Float(metadata={"description": "sigma after the game"})
+    weight = fields.Float(
+        metadata={
+            "description": "how much the game counted for this seat: 1 fully; less from the"
+            " 4th game within a day with the same other player or AI level; 0 not at all"
+            " (then nothing changed)"
+        }
+    )
+    note = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "why the game counted less than fully (a resignation or forfeit"
+            " too early to rate, a pair's games within a day); null when it counted fully"
+        },
+    )
 
 
 class GameViewSchema(Schema):

@@ -90,6 +90,10 @@ from .players import (
     new_secret,
 )
 from .ratings import (
+    FULL_MEETINGS,
+    LAST_MEETING,
+    MIN_DECISIONS_PER_SEAT,
+    MIN_OPPONENTS,
     PLAYER_COUNTS,
     Played,
     RatedResult,
@@ -98,6 +102,7 @@ from .ratings import (
     Ratings,
     ai_entity,
     is_ai,
+    is_ranked,
 )
 from .rematches import Rematches
 from .request_counts import RequestCounts
@@ -122,8 +127,12 @@ __all__ = [
     "FIRST_DEVICE",
     "FORFEIT",
     "FORFEITED",
+    "FULL_MEETINGS",
     "GAME_ID",
     "HUMAN",
+    "LAST_MEETING",
+    "MIN_DECISIONS_PER_SEAT",
+    "MIN_OPPONENTS",
     "OPEN",
     "PLAYER_COUNTS",
     "RESIGNED",
@@ -192,6 +201,7 @@ __all__ = [
     "digest",
     "fold",
     "is_ai",
+    "is_ranked",
     "new_secret",
     "policy_parts",
     "redis_errors",

@@ -18,6 +18,17 @@ among themselves. An aborted game changes nothing. A seat is its registered play
 its AI level (`ai:<level>`); an entity holding several seats of one game (two greedy
 seats) is rated once per seat and keeps the mean of those ratings.
 
+Against farming (a second account that loses on purpose), all from the results alone:
+- a game ended by resignation or forfeit before `MIN_DECISIONS_PER_SEAT` decisions a
+  seat is not counted: its result stands, no rating moves;
+- a game counts for an entity by how often, within the day before it ended (its end
+  time minus `DAY`, by the games' own end times), the entity met the one of the others
+  it met most (two AI levels never count as a pair): the first `FULL_MEETINGS` fully,
+  then half as much each, from game `LAST_MEETING` + 1 not at all; a game of weight w
+  moves the rating w of the way the model would (`meetings`, `weight_of`);
+- a rating keeps the first `MIN_OPPONENTS` distinct entities met on another side; a
+  player is ranked (and leaves provisional) only from there (`is_ranked`).
+
 The projection is a fold over the rated results in a fixed order (the game's end
 time, then its id), so that `claim rebuild` recomputes exactly the same figures: a
 result is recorded, then folded in its place (`Ratings.catch_up`), even one that lands
@@ -26,7 +37,8 @@ behind results applied already (two games ending at once, their follow-ups racin
 Keys, all under the hash tag `{ratings}`, per player count n:
 `<prefix>:{ratings}:<n>:results` (game id by end time), `...:<n>:unapplied` (game ids
 recorded, not folded yet), `...:<n>:generation` (bumped by every fold), `...:<n>:state`
-(entity -> rating), `...:<n>:board` (entity by mu); for all:
+(entity -> rating), `...:<n>:board` (ranked entity by mu), `...:<n>:unranked` (the
+others by mu); for all:
 `<prefix>:{ratings}:results` (game id -> its result), `<prefix>:{ratings}:changes` (game
 id -> each seat's change), `<prefix>:{ratings}:priors` (game id -> its entities'
 ratings just before it) and `<prefix>:{ratings}:history:<entity>` (the entity's rated
@@ -35,9 +47,11 @@ games by end time).
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
-from collections import defaultdict
+from collections import defaultdict, deque
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 
 import redis
@@ -52,6 +66,11 @@ SIGMA_GROWTH = 0.4  # per square root of a day without a rated game
 PROVISIONAL_SIGMA = 6.0  # about 15 games of 2 players from the start
 PLAYER_COUNTS = (2, 3, 4)
 DAY = 86_400.0
+# Against farming (the module's docstring; README, Ratings):
+MIN_DECISIONS_PER_SEAT = 4  # a game resigned or forfeited sooner is not rated: 8 in a duel
+FULL_MEETINGS = 3  # games a day of the same two that count fully; then 1/2, 1/4, 1/8
+LAST_MEETING = 6  # the last of them that counts at all
+MIN_OPPONENTS = 5  # distinct opponents a player meets before being ranked
 
 
 def ai_entity(level: str) -> str:
@@ -69,8 +88,9 @@ class Rating:
 
     mu: float = MODEL.mu
     sigma: float = MODEL.sigma
-    games: int = 0
+    games: int = 0  # rated games that moved it
     played_at: float | None = None  # the end of its last rated game, Unix seconds
+    opponents: tuple[str, ...] = ()  # the first MIN_OPPONENTS distinct ones met
 
     def sigma_at(self, when: float) -> float:
         """The uncertainty at `when` (Unix seconds), grown by the days since the last
@@ -81,7 +101,15 @@ class Rating:
         return min(MODEL.sigma, math.sqrt(self.sigma**2 + SIGMA_GROWTH**2 * days))
 
     def provisional_at(self, when: float) -> bool:
+        """Uncertain still at `when` (whether ranked or not: `is_ranked`)."""
         return self.sigma_at(when) > PROVISIONAL_SIGMA
+
+
+def is_ranked(entity: str, rating: Rating) -> bool:
+    """Whether `entity` has a rank on the leaderboard: an AI level always, a player once
+    it has met `MIN_OPPONENTS` distinct opponents (so that a second account's wins do
+    not put a new account at the top)."""
+    return is_ai(entity) or len(rating.opponents) >= MIN_OPPONENTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +122,10 @@ class RatedResult:
     entities: tuple[str, ...]  # per seat
     sides: tuple[tuple[int, ...], ...]  # the seats of each side
     ranks: tuple[int, ...]  # per side, 1 first; equal ranks tie
+    # How the game ended and after how many decisions (defaults: a result recorded
+    # before they were kept, rated as it was then until `claim rebuild`).
+    reason: str = COMPLETED
+    decisions: int = 0
 
     @classmethod
     def of(cls, game: Game) -> RatedResult | None:
@@ -113,8 +145,27 @@ class RatedResult:
         else:
             ranks = tuple(1 if side in game.ending.winners else 2 for side in range(len(sides)))
         return cls(
-            game.id, game.settings.players, game.updated_at.timestamp(), entities, sides, ranks
+            game.id,
+            game.settings.players,
+            game.updated_at.timestamp(),
+            entities,
+            sides,
+            ranks,
+            game.ending.reason,
+            game.decisions,
         )
+
+    @property
+    def counted(self) -> bool:
+        """Whether it may move ratings: played to the end, or resigned or forfeited
+        after `MIN_DECISIONS_PER_SEAT` decisions a seat (a game thrown at once, by a
+        second account or an opponent who never came, rates nobody)."""
+        return self.reason == COMPLETED or self.decisions >= MIN_DECISIONS_PER_SEAT * self.players
+
+    def opponents_of(self, entity: str) -> set[str]:
+        """The entities of the sides `entity` does not play on."""
+        own = {side for side in self.sides if any(self.entities[s] == entity for s in side)}
+        return {self.entities[s] for side in self.sides if side not in own for s in side}
 
     def place_of(self, seat: int) -> int:
         """1 for a seat of a side ranked first (alone or tied), and so on."""
@@ -137,13 +188,52 @@ class RatingChange:
     sigma_before: float  # grown by inactivity up to the game
     mu_after: float
     sigma_after: float
+    weight: float = 1.0  # how much the game counted: 1 fully, 0 not at all
+    meetings: int = 1  # `meetings` of the entity in it; 0: the game is not counted
+
+
+def meetings(results: Sequence[RatedResult], start: int = 0) -> list[dict[str, int]]:
+    """Per result of `results[start:]`, per entity: how many counted results, this one
+    included, it shared within the day up to this one with the other entity it shared
+    most with (1 with none: only AI levels beside an AI level); 0 throughout a result
+    not counted. `results` in fold order; those before `start` are only counted (they
+    must hold the day before `results[start]`). A function of the results alone, so a
+    rebuild and the fold of a late result count alike."""
+    times: dict[tuple[str, str], deque[float]] = defaultdict(deque)  # per pair, in the day
+    answers = []
+    for n, result in enumerate(results):
+        mine = dict.fromkeys(result.entities, 1 if result.counted else 0)
+        pairs = itertools.combinations(sorted(set(result.entities)), 2) if result.counted else ()
+        for pair in pairs:
+            if all(is_ai(entity) for entity in pair):
+                continue  # the ladder's games: no person to gain from them
+            met = times[pair]
+            while met and met[0] <= result.finished_at - DAY:
+                met.popleft()
+            met.append(result.finished_at)
+            for entity in pair:
+                mine[entity] = max(mine[entity], len(met))
+        if n >= start:
+            answers.append(mine)
+    return answers
+
+
+def weight_of(meetings: int) -> float:
+    """How much a game counts for an entity of `meetings` (see `meetings`): fully up
+    to `FULL_MEETINGS`, then half as much each, not at all past `LAST_MEETING`."""
+    if not 0 < meetings <= LAST_MEETING:
+        return 0.0
+    return 0.5 ** max(0, meetings - FULL_MEETINGS)
 
 
 def rate(
-    ratings: dict[str, Rating], result: RatedResult
+    ratings: dict[str, Rating], result: RatedResult, met: Mapping[str, int] | None = None
 ) -> tuple[dict[str, Rating], tuple[RatingChange, ...]]:
-    """The ratings of `result`'s entities after it (from `ratings`, new ones where an
-    entity has none), and each seat's change."""
+    """The ratings of `result`'s entities that it moves, after it (from `ratings`, new
+    ones where an entity has none), and each seat's change. `met`: each entity's
+    `meetings` (None: a first meeting of all); an entity's rating moves `weight_of`
+    them of the way the model says, and not at all (not even its games) at weight 0."""
+    met = met or dict.fromkeys(result.entities, 1 if result.counted else 0)
     before = {}
     for entity in result.entities:
         rating = ratings.get(entity, Rating())
@@ -156,23 +246,31 @@ def rate(
     for side, team in zip(result.sides, MODEL.rate(teams, ranks=list(result.ranks)), strict=True):
         for seat, rated in zip(side, team, strict=True):
             copies[result.entities[seat]].append(rated)
-    after = {
-        entity: Rating(
-            sum(r.mu for r in rated) / len(rated),
-            sum(r.sigma for r in rated) / len(rated),
-            before[entity].games + 1,
+    after = {}
+    for entity, rated in copies.items():
+        weight, prior = weight_of(met[entity]), before[entity]
+        if weight == 0:
+            continue
+        mu = sum(r.mu for r in rated) / len(rated)
+        sigma = sum(r.sigma for r in rated) / len(rated)
+        new = [o for o in sorted(result.opponents_of(entity)) if o not in prior.opponents]
+        after[entity] = Rating(
+            prior.mu + weight * (mu - prior.mu),
+            prior.sigma + weight * (sigma - prior.sigma),
+            prior.games + 1,
             result.finished_at,
+            (*prior.opponents, *new)[:MIN_OPPONENTS],
         )
-        for entity, rated in copies.items()
-    }
     changes = tuple(
         RatingChange(
             seat,
             entity,
             before[entity].mu,
             before[entity].sigma,
-            after[entity].mu,
-            after[entity].sigma,
+            after.get(entity, before[entity]).mu,
+            after.get(entity, before[entity]).sigma,
+            weight_of(met[entity]),
+            met[entity],
         )
         for seat, entity in enumerate(result.entities)
     )
@@ -208,7 +306,11 @@ def _result(text: bytes) -> RatedResult:
 
 
 def _rating(text: bytes) -> Rating:
-    return Rating(**json.loads(text))
+    return _rating_of(json.loads(text))
+
+
+def _rating_of(fields: dict) -> Rating:
+    return Rating(**{**fields, "opponents": tuple(fields.get("opponents", ()))})
 
 
 def _changes(text: bytes) -> tuple[RatingChange, ...]:
@@ -216,21 +318,44 @@ def _changes(text: bytes) -> tuple[RatingChange, ...]:
 
 
 # KEYS: the results' data, the player count's results by end time, its unapplied set.
-# ARGV: game id, end time, the result as JSON. A result recorded before changes nothing.
+# ARGV: game id, end time, the result as JSON. A result recorded before is not applied
+# again; its data is written again (the same, but for a result recorded by a version
+# that kept less of it: `claim rebuild` then folds it as it is now).
 RECORD = """
-if redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+if redis.call('ZADD', KEYS[2], 'NX', ARGV[2], ARGV[1]) == 0 then return 0 end
 redis.call('SADD', KEYS[3], ARGV[1])
 return 1
 """
-# KEYS: the board (entity by skill), the state (entity -> rating). ARGV: offset, limit.
-# One script, so that a page's order and figures are of one moment.
+# KEYS: the board (ranked entities by skill), the unranked ones by skill, the state
+# (entity -> rating). ARGV: offset, limit. A page of the ranked, then the unranked; one
+# script, so that a page's order and figures are of one moment.
 BOARD = """
-local entities = redis.call('ZREVRANGE', KEYS[1], ARGV[1], ARGV[1] + ARGV[2] - 1)
+local ranked, unranked = redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2])
+local first = tonumber(ARGV[1])
+local last = first + tonumber(ARGV[2]) - 1
+local entities = {}
+if first < ranked then
+    entities = redis.call('ZREVRANGE', KEYS[1], first, math.min(last, ranked - 1))
+end
+if last >= ranked then
+    local rest = redis.call('ZREVRANGE', KEYS[2], math.max(first - ranked, 0), last - ranked)
+    for _, entity in ipairs(rest) do table.insert(entities, entity) end
+end
 local ratings = {}
-if #entities > 0 then ratings = redis.call('HMGET', KEYS[2], unpack(entities)) end
-return {redis.call('ZCARD', KEYS[1]), entities, ratings}
+if #entities > 0 then ratings = redis.call('HMGET', KEYS[3], unpack(entities)) end
+return {ranked, unranked, entities, ratings}
 """
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """A page of the leaderboard of one player count: the ranked entities by skill,
+    best first, then the unranked (`is_ranked`) by skill."""
+
+    total: int  # rated entities
+    ranked: int  # of them ranked: the first `ranked` of the whole board
+    entries: list[tuple[str, Rating]]
 
 
 class Ratings:
@@ -291,13 +416,14 @@ class Ratings:
         """Undo the applied results of `pending` (those with priors), fold them all
         again with the others, in order, and queue the writes (the transaction opens
         here)."""
-        state, board = self._key(players, "state"), self._key(players, "board")
+        state, board, unranked = (self._key(players, k) for k in ("state", "board", "unranked"))
         texts = pipe.hmget(self._results, pending) if pending else []
         results = [_result(text) for text in texts]
         ratings = {}
-        if not again:
-            entities = sorted({e for r in results for e in r.entities})
-            stored = pipe.hmget(state, entities) if entities else []
+        entities = sorted({e for r in results for e in r.entities})
+        earlier = []
+        if not again and results:
+            stored = pipe.hmget(state, entities)
             ratings = {e: _rating(t) for e, t in zip(entities, stored, strict=True) if t}
             applied = [text for text in pipe.hmget(self._priors, pending) if text is not None]
             for text in reversed(applied):  # newest first: back to before the first pending
@@ -305,47 +431,63 @@ class Ratings:
                     if prior is None:
                         ratings.pop(entity, None)
                     else:
-                        ratings[entity] = Rating(**prior)
-        gone = set(pipe.hkeys(state)) if again else set()
-        written, changes, priors = {}, {}, {}
-        for result in results:
+                        ratings[entity] = _rating_of(prior)
+            earlier = self._day_before(pipe, players, results[0], set(pending))
+        changes, priors, moved = {}, {}, {}
+        for result, met in zip(results, meetings([*earlier, *results], len(earlier)), strict=True):
             priors[result.game_id] = {
                 e: None if e not in ratings else asdict(ratings[e]) for e in set(result.entities)
             }
-            after, changes[result.game_id] = rate(ratings, result)
+            after, changes[result.game_id] = rate(ratings, result, met)
             ratings.update(after)
-            written.update(after)
+            moved[result.game_id] = set(after)
         pipe.multi()
         if again:
-            pipe.delete(state, board)
-            for entity in gone - {e.encode() for e in written}:  # rated no more
-                pipe.delete(self._history(entity.decode()))
+            pipe.delete(state, board, unranked)
         for result in results:
             changed = [asdict(change) for change in changes[result.game_id]]
             pipe.hset(self._changes, result.game_id, json.dumps(changed))
             pipe.hset(self._priors, result.game_id, json.dumps(priors[result.game_id]))
-            for entity in set(result.entities):
-                pipe.zadd(self._history(entity), {result.game_id: result.finished_at})
-        if written:
-            pipe.hset(state, mapping={entity: _json(rating) for entity, rating in written.items()})
-            pipe.zadd(board, {entity: rating.mu for entity, rating in written.items()})
+            for entity in set(result.entities):  # its history: the games that moved it
+                if entity in moved[result.game_id]:
+                    pipe.zadd(self._history(entity), {result.game_id: result.finished_at})
+                else:
+                    pipe.zrem(self._history(entity), result.game_id)
+        for entity in entities:  # as the fold left it: moved, undone, or unrated after all
+            rating = ratings.get(entity)
+            if rating is None:
+                pipe.hdel(state, entity)
+                pipe.zrem(board, entity)
+                pipe.zrem(unranked, entity)
+                continue
+            listed, other = (board, unranked) if is_ranked(entity, rating) else (unranked, board)
+            pipe.hset(state, entity, _json(rating))
+            pipe.zadd(listed, {entity: rating.mu})
+            pipe.zrem(other, entity)
         if pending:
             pipe.srem(self._key(players, "unapplied"), *pending)
+
+    def _day_before(self, pipe, players: int, first: RatedResult, pending: set[str]):
+        """The results folded before `first` that ended within a day before it (for
+        `meetings`), in order."""
+        since = f"({first.finished_at - DAY!r}"  # exclusive: a day before is out
+        window = pipe.zrangebyscore(self._key(players, "results"), since, first.finished_at)
+        game_ids = [g for g in window if g.decode() not in pending]
+        return [_result(text) for text in pipe.hmget(self._results, game_ids)] if game_ids else []
 
     def rating(self, players: int, entity: str) -> Rating | None:
         with redis_errors():
             text = self._redis.hget(self._key(players, "state"), entity)
         return None if text is None else _rating(text)
 
-    def board(self, players: int, offset: int, limit: int) -> tuple[int, list[tuple[str, Rating]]]:
-        """How many entities are rated for `players`, and `limit` of them from
-        `offset`, by skill, best first."""
-        keys = [self._key(players, "board"), self._key(players, "state")]
+    def board(self, players: int, offset: int, limit: int) -> Board:
+        """`limit` of the entities rated for `players` from `offset`: the ranked by
+        skill, best first, then the others by skill."""
+        keys = [self._key(players, name) for name in ("board", "unranked", "state")]
         with redis_errors():
-            total, entities, stored = self._board(keys=keys, args=[offset, limit])
-        return total, [
-            (entity.decode(), _rating(text)) for entity, text in zip(entities, stored, strict=True)
-        ]
+            ranked, others, entities, stored = self._board(keys=keys, args=[offset, limit])
+        entries = [(e.decode(), _rating(text)) for e, text in zip(entities, stored, strict=True)]
+        return Board(ranked + others, ranked, entries)
 
     def changes(self, game_id: str) -> tuple[RatingChange, ...] | None:
         """What the rated game `game_id` did to each seat's rating; None until applied."""

@@ -260,9 +260,10 @@ def email_text(
         lines.append(f"Move by {entry['deadline_at']:%Y-%m-%d %H:%M} UTC ({left} left).")
     for change in ratings or ():
         if change["seat"] == entry["seat"]:
+            note = "" if change["note"] is None else f"; {change['note']}"
             lines.append(
                 f"Your rating ({entry['players']} players): {change['rating_before']:.2f}"
-                f" -> {change['rating_after']:.2f} ({change['change']:+.2f})."
+                f" -> {change['rating_after']:.2f} ({change['change']:+.2f}){note}."
             )
     lines.append(f"The game: {game_page(public_url, game)}")
     if notice.new_game_id is not None:

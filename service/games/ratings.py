@@ -2,7 +2,9 @@
 profile per registered player or AI level (the figures: `service/events/ratings.py`).
 
 Uncertainty is shown as of now: the stored one grown by the days since the entity's
-last rated game. Nothing here is private: names, ratings and rated results only.
+last rated game. A player is ranked once it has met enough distinct opponents; before,
+it is listed after the ranked, provisional. Nothing here is private: names, ratings
+and rated results only.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from datetime import datetime
 from service import events
 from service.events import (
     AI_LEVELS,
+    FULL_MEETINGS,
+    LAST_MEETING,
+    MIN_DECISIONS_PER_SEAT,
     PLAYER_COUNTS,
     Played,
     Player,
@@ -21,6 +26,7 @@ from service.events import (
     RatingChange,
     ai_entity,
     is_ai,
+    is_ranked,
 )
 
 from .claim import Claim
@@ -39,7 +45,8 @@ class Standing:
     name: str
     rating: Rating
     sigma: float  # the uncertainty now
-    provisional: bool
+    provisional: bool  # uncertain now, or not ranked yet
+    ranked: bool  # has met enough distinct opponents (`is_ranked`)
 
     @property
     def kind(self) -> str:
@@ -50,8 +57,9 @@ class Standing:
 class Leaderboard:
     players: int
     total: int  # rated entities
+    ranked: int  # of them ranked: the first on the board
     offset: int
-    standings: list[Standing]
+    standings: list[Standing]  # the ranked first, then the unranked
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +85,26 @@ def rating_change(change: RatingChange) -> dict:
         "rating_after": round(change.mu_after, FIGURES),
         "change": round(change.mu_after - change.mu_before, FIGURES),
         "uncertainty_after": round(change.sigma_after, FIGURES),
+        "weight": change.weight,
+        "note": _note(change),
     }
+
+
+def _note(change: RatingChange) -> str | None:
+    """Why a game counted less than fully for a seat, in words; None if it did."""
+    if change.meetings == 0:
+        return (
+            "not rated: the game was resigned or forfeited before"
+            f" {MIN_DECISIONS_PER_SEAT} decisions a seat"
+        )
+    if change.weight == 1:
+        return None
+    counted = "not rated" if change.weight == 0 else f"counted at {change.weight:g}"
+    return (
+        f"{counted}: game {change.meetings} within a day with the same other player or AI"
+        f" level (the first {FULL_MEETINGS} count fully, the next"
+        f" {LAST_MEETING - FULL_MEETINGS} each half the one before, the rest not at all)"
+    )
 
 
 def _kind(entity: str) -> str:
@@ -86,7 +113,9 @@ def _kind(entity: str) -> str:
 
 def _standing(claim: Claim, entity: str, name: str, rating: Rating) -> Standing:
     now = claim.clock().timestamp()
-    return Standing(entity, name, rating, rating.sigma_at(now), rating.provisional_at(now))
+    ranked = is_ranked(entity, rating)
+    provisional = rating.provisional_at(now) or not ranked
+    return Standing(entity, name, rating, rating.sigma_at(now), provisional, ranked)
 
 
 def _names(claim: Claim, entities: list[str]) -> dict[str, str]:
@@ -105,11 +134,12 @@ def _player(claim: Claim, player_id: str) -> Player:
 
 @use_case
 def leaderboard(claim: Claim, players: int, offset: int = 0, limit: int = 20) -> Leaderboard:
-    """The rated players and AI levels of `players`-player games, best skill first."""
-    total, rated = claim.ratings.board(players, offset, limit)
-    names = _names(claim, [entity for entity, _ in rated])
-    standings = [_standing(claim, entity, names[entity], rating) for entity, rating in rated]
-    return Leaderboard(players, total, offset, standings)
+    """The rated players and AI levels of `players`-player games: the ranked, best
+    skill first, then the players not ranked yet, best skill first."""
+    board = claim.ratings.board(players, offset, limit)
+    names = _names(claim, [entity for entity, _ in board.entries])
+    standings = [_standing(claim, e, names[e], rating) for e, rating in board.entries]
+    return Leaderboard(players, board.total, board.ranked, offset, standings)
 
 
 @use_case

@@ -1,5 +1,5 @@
-"""Ratings over HTTP: a rated game's seats, the change in its view, the leaderboard
-and the public profiles, which show nothing private."""
+"""Ratings over HTTP: a rated game's seats, the change in its view (and why a game
+counted less), the leaderboard and the public profiles, which show nothing private."""
 
 from __future__ import annotations
 
@@ -68,6 +68,7 @@ def test_a_finished_rated_game_shows_what_it_did_to_each_rating(client, two):
         assert r["rating_before"] == 25.0
         assert r["change"] == pytest.approx(r["rating_after"] - r["rating_before"], abs=0.011)
         assert 0 < r["uncertainty_after"] < 25 / 3
+        assert (r["weight"], r["note"]) == (1, None)
     assert table.view(0)["ratings"] == ratings
     seen = client.get(f"/games/{table.game_id}")
     assert re.fullmatch(f'"{view["version"]}-r[0-9a-f]{{8}}"', seen.headers["ETag"])
@@ -77,16 +78,30 @@ def test_a_finished_rated_game_shows_what_it_did_to_each_rating(client, two):
     assert client.get(f"/games/{table.game_id}", headers=same).status_code == 304
 
 
+def test_a_game_resigned_at_once_shows_its_result_and_that_it_was_not_rated(client, two):
+    table = a_rated_table(client, [key for _, key in two])
+    response = client.post(f"/games/{table.game_id}/resign", headers=table.headers(1))
+    assert response.status_code == 201, response.json
+    view = table.view()
+    assert (view["status"], view["ending"]["winners"]) == ("finished", [0])
+    for r in view["ratings"]:
+        assert (r["weight"], r["change"], r["rating_after"]) == (0, 0, 25)
+        assert r["note"].startswith("not rated: the game was resigned or forfeited before 4")
+    assert client.get("/ratings?players=2").json["total"] == 0
+    assert client.get(f"/players/{two[0][0]}").json["recent"] == []
+
+
 def test_the_leaderboard_ranks_and_pages_and_marks_provisional_ratings(client, two):
     a_rated_table(client, [key for _, key in two]).play()
     board = client.get("/ratings?players=2").json
-    assert (board["players"], board["total"], board["offset"]) == (2, 2, 0)
+    assert (board["players"], board["total"], board["ranked"], board["offset"]) == (2, 2, 0, 0)
     first, second = board["standings"]
-    assert (first["rank"], second["rank"]) == (1, 2)
+    assert (first["rank"], second["rank"]) == (None, None)  # one opponent each: not ranked
     assert first["rating"] > 25 > second["rating"]
     assert {first["name"], second["name"]} == {"Ann", "Bo"}
     for standing in board["standings"]:
         assert standing["provisional"] is True and standing["games"] == 1
+        assert (standing["ranked"], standing["opponents"]) == (False, 1)
         assert standing["kind"] == "player" and standing["last_played_at"]
     page = client.get("/ratings?players=2&offset=1&limit=1").json
     assert page["standings"] == [second] and page["total"] == 2
@@ -110,6 +125,7 @@ def test_a_public_profile_shows_ratings_and_results_and_nothing_private(client, 
     assert result["game_id"] == table.game_id and result["seat"] == 0
     assert result["outcome"] == ("won" if view["ending"]["winners"] == [0] else "lost")
     assert result["change"] == view["ratings"][0]["change"]
+    assert (result["weight"], result["note"]) == (1, None)
     me = client.get("/me", headers={"Authorization": f"Bearer {ann_key}"}).json
     for public in (f"/players/{ann}", "/ratings?players=2", f"/games/{table.game_id}"):
         text = client.get(public).get_data(as_text=True)

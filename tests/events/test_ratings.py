@@ -1,7 +1,8 @@
 """Ratings: the model (openskill's Plackett-Luce, its reference example reproduced),
-inactivity, and the projection folding results in a fixed order, whatever order they
-arrive in (unit tests on fakeredis; rated games played through the use cases:
-tests/games/test_ratings.py)."""
+inactivity, the rules against farming (games thrown too early, a pair's games within a
+day, distinct opponents before a rank), and the projection folding results in a fixed
+order, whatever order they arrive in (unit tests on fakeredis; rated games played
+through the use cases: tests/games/test_ratings.py)."""
 
 import itertools
 import math
@@ -9,16 +10,42 @@ import threading
 
 import pytest
 
-from service.events import RatedResult, Rating, Ratings, ai_entity
-from service.events.ratings import DAY, MODEL, PROVISIONAL_SIGMA, rate
+from service.events import (
+    COMPLETED,
+    RESIGNED,
+    RatedResult,
+    Rating,
+    RatingChange,
+    Ratings,
+    ai_entity,
+)
+from service.events.ratings import (
+    DAY,
+    MIN_OPPONENTS,
+    MODEL,
+    PROVISIONAL_SIGMA,
+    Board,
+    is_ranked,
+    meetings,
+    rate,
+    weight_of,
+)
 
 START = 1_767_225_600.0  # 2026-01-01, Unix seconds
 DUEL = ((0,), (1,))
 
 
-def a_result(game_id, entities, ranks, at=START, sides=None) -> RatedResult:
+def a_result(game_id, entities, ranks, at=START, sides=None, **ending) -> RatedResult:
+    """`ending`: `reason` (played to the end by default) and `decisions`."""
     sides = sides or tuple((seat,) for seat in range(len(entities)))
-    return RatedResult(game_id, len(entities), at, tuple(entities), sides, tuple(ranks))
+    return RatedResult(game_id, len(entities), at, tuple(entities), sides, tuple(ranks), **ending)
+
+
+def a_farm(count, at=START, **ending) -> list[RatedResult]:
+    """`count` duels a minute apart from `at` that ann wins against her second account."""
+    return [
+        a_result(f"farm{n:02}", ["ann", "alt"], [1, 2], at + 60 * n, **ending) for n in range(count)
+    ]
 
 
 def test_openskills_reference_example_is_reproduced():
@@ -92,6 +119,92 @@ def test_a_game_after_a_long_break_moves_the_rating_more():
     assert changes[0].sigma_before == pytest.approx(math.sqrt(4 + 0.16))
 
 
+def test_a_game_resigned_or_forfeited_before_four_decisions_a_seat_rates_nobody():
+    for reason in (RESIGNED, "forfeited"):
+        thrown = a_result("g", ["ann", "alt"], [1, 2], reason=reason, decisions=7)
+        after, changes = rate({}, thrown)
+        assert not thrown.counted and after == {}
+        for change in changes:
+            assert (change.weight, change.meetings) == (0, 0)
+            assert change.mu_after == change.mu_before == MODEL.mu
+    assert a_result("g", ["ann", "alt"], [1, 2], reason=RESIGNED, decisions=8).counted
+    assert a_result("g", ["a", "b", "c"], [1, 1, 2], reason=RESIGNED, decisions=11).counted is False
+    assert a_result("g", ["ann", "alt"], [1, 2], reason=COMPLETED).counted
+
+
+def test_a_pairs_games_within_a_day_count_fully_three_times_then_half_as_much_then_not_at_all():
+    met = meetings(a_farm(9, reason=RESIGNED, decisions=8))
+    assert [m["ann"] for m in met] == [m["alt"] for m in met] == list(range(1, 10))
+    weights = [weight_of(m["ann"]) for m in met]
+    assert weights == [1, 1, 1, 0.5, 0.25, 0.125, 0, 0, 0]
+
+
+def test_a_day_is_the_day_before_each_games_own_end():
+    hours = [0, 1, 2, 25, 48]
+    duels = [a_result(f"g{h}", ["ann", "bo"], [1, 2], START + 3600 * h) for h in hours]
+    assert [m["ann"] for m in meetings(duels)] == [1, 2, 3, 2, 2]  # at 25h: 2h and 25h
+    exactly = [a_result(f"g{n}", ["ann", "bo"], [1, 2], START + DAY * n) for n in range(3)]
+    assert [m["ann"] for m in meetings(exactly)] == [1, 1, 1]  # a day before is out
+
+
+def test_a_game_thrown_too_early_is_no_meeting():
+    thrown = a_farm(4, reason=RESIGNED, decisions=0)
+    played = a_farm(2, START + 3600)
+    assert [m["ann"] for m in meetings([*thrown, *played])] == [0, 0, 0, 0, 1, 2]
+
+
+def test_two_ai_levels_are_no_pair_and_other_pairs_do_not_count():
+    greedy, expert = ai_entity("greedy"), ai_entity("expert")
+    ladder = [a_result(f"l{n}", [greedy, expert], [1, 2], START + n) for n in range(10)]
+    assert all(m == {greedy: 1, expert: 1} for m in meetings(ladder))
+    rounds = [a_result(f"r{n}", ["ann", who], [1, 2], START + n) for n in range(4) for who in "bc"]
+    assert [m["ann"] for m in meetings(rounds)] == [1, 1, 2, 2, 3, 3, 4, 4]
+    person = [a_result(f"p{n}", ["ann", greedy], [1, 2], START + n) for n in range(4)]
+    assert [m[greedy] for m in meetings(person)] == [1, 2, 3, 4]
+
+
+def test_in_a_bigger_game_each_counts_by_the_other_it_met_most():
+    duels = a_farm(4)
+    trio = a_result("trio", ["ann", "alt", "cy"], [1, 2, 3], START + 3600)
+    assert meetings([*duels, trio], start=4) == [{"ann": 5, "alt": 5, "cy": 1}]
+    after, changes = rate({}, trio, {"ann": 5, "alt": 5, "cy": 1})
+    alone, _ = rate({}, trio)
+    assert after["cy"] == alone["cy"]
+    assert [c.weight for c in changes] == [0.25, 0.25, 1]
+
+
+def test_a_game_of_half_weight_moves_a_rating_half_as_far_and_counts_as_a_game():
+    before = {"ann": Rating(30, 5, 20, START - DAY), "alt": Rating(20, 5, 20, START - DAY)}
+    duel = a_result("g", ["ann", "alt"], [1, 2])
+    full, _ = rate(before, duel)
+    half, changes = rate(before, duel, {"ann": 4, "alt": 4})
+    sigma = before["ann"].sigma_at(START)
+    assert half["ann"].mu - 30 == pytest.approx((full["ann"].mu - 30) / 2)
+    assert half["ann"].sigma - sigma == pytest.approx((full["ann"].sigma - sigma) / 2)
+    assert half["ann"].games == 21 and half["ann"].played_at == START
+    assert changes[0].mu_after == half["ann"].mu and changes[0].weight == 0.5
+    nothing, changes = rate(before, duel, {"ann": 7, "alt": 7})
+    assert nothing == {} and changes[1].mu_after == 20
+
+
+def test_a_player_is_ranked_once_it_has_met_five_distinct_opponents_ai_levels_always():
+    state = {}
+    for n, who in enumerate(["bo", "bo", "cy", ai_entity("greedy"), "di", "ed", "fy", "gu"]):
+        after, _ = rate(state, a_result(f"g{n}", ["ann", who], [1, 2], START + DAY * n))
+        state.update(after)
+        if n == 5:
+            assert is_ranked("ann", state["ann"])  # bo, cy, greedy, di, ed
+        elif n == 4:
+            assert not is_ranked("ann", state["ann"])
+    assert state["ann"].opponents == ("bo", "cy", ai_entity("greedy"), "di", "ed")
+    assert len(state["ann"].opponents) == MIN_OPPONENTS  # kept no further
+    assert not is_ranked("bo", state["bo"])
+    assert is_ranked(ai_entity("greedy"), state[ai_entity("greedy")])
+    teams = a_result("t", ["ann", "x", "bo", "y"], [1, 2], sides=((0, 2), (1, 3)))
+    after, _ = rate({}, teams)
+    assert after["ann"].opponents == ("x", "y")  # a teammate is no opponent
+
+
 @pytest.fixture
 def ratings(fake_redis):
     return Ratings(fake_redis, "test")
@@ -107,21 +220,27 @@ def a_season(count=12) -> list[RatedResult]:
 
 
 def _everything(ratings, players=2) -> dict:
-    total, board = ratings.board(players, 0, 100)
+    board = ratings.board(players, 0, 100)
     return {
         "board": board,
-        "total": total,
         "changes": {g: ratings.changes(g) for g in (f"g{n:02}" for n in range(12))},
-        "history": {e: ratings.history(e, 100) for e, _ in board},
+        "history": {e: ratings.history(e, 100) for e, _ in board.entries},
     }
 
 
-def _by_folding(results) -> dict[str, Rating]:
-    state = {}
-    for result in sorted(results, key=lambda r: (r.finished_at, r.game_id)):
-        after, _ = rate(state, result)
+def _folded(results) -> tuple[dict[str, Rating], dict[str, tuple[RatingChange, ...]]]:
+    """The ratings after `results` folded in order by the pure functions, and the
+    changes of each."""
+    ordered = sorted(results, key=lambda r: (r.finished_at, r.game_id))
+    state, changes = {}, {}
+    for result, met in zip(ordered, meetings(ordered), strict=True):
+        after, changes[result.game_id] = rate(state, result, met)
         state.update(after)
-    return state
+    return state, changes
+
+
+def _by_folding(results) -> dict[str, Rating]:
+    return _folded(results)[0]
 
 
 def test_results_applied_as_they_come_are_the_fold_of_them_in_order(ratings):
@@ -131,7 +250,7 @@ def test_results_applied_as_they_come_are_the_fold_of_them_in_order(ratings):
         assert ratings.catch_up(2) == [result.game_id]
     assert ratings.catch_up(2) == []  # nothing new
     expected = _by_folding(season)
-    assert dict(ratings.board(2, 0, 100)[1]) == expected
+    assert dict(ratings.board(2, 0, 100).entries) == expected
     assert ratings.rating(2, "ann") == expected["ann"]
     assert ratings.rating(3, "ann") is None
 
@@ -144,10 +263,9 @@ def test_a_result_arriving_late_is_folded_in_its_place(ratings):
         ratings.catch_up(2)
     ratings.record(late)
     assert ratings.catch_up(2) == [f"g{n:02}" for n in range(4, 12)]  # from it on
-    everything = sorted([*season, late], key=lambda r: r.finished_at)
-    assert dict(ratings.board(2, 0, 100)[1]) == _by_folding(everything)
-    for n, result in enumerate(everything):
-        assert ratings.changes(result.game_id) == rate(_by_folding(everything[:n]), result)[1]
+    expected, changes = _folded([*season, late])
+    assert dict(ratings.board(2, 0, 100).entries) == expected
+    assert {g: ratings.changes(g) for g in changes} == changes
 
 
 def test_recording_a_result_again_changes_nothing(ratings):
@@ -178,13 +296,13 @@ def test_the_board_pages_by_skill_best_first(ratings):
     for result in a_season():
         ratings.record(result)
     ratings.catch_up(2)
-    total, everyone = ratings.board(2, 0, 10)
-    assert total == 4 == len(everyone)
-    skills = [rating.mu for _, rating in everyone]
+    board = ratings.board(2, 0, 10)
+    assert board.total == 4 == len(board.entries)
+    skills = [rating.mu for _, rating in board.entries]
     assert skills == sorted(skills, reverse=True)
-    assert ratings.board(2, 1, 2)[1] == everyone[1:3]
-    assert ratings.board(2, 4, 2) == (4, [])
-    assert ratings.board(3, 0, 10) == (0, [])
+    assert ratings.board(2, 1, 2).entries == board.entries[1:3]
+    assert ratings.board(2, 4, 2).entries == []
+    assert ratings.board(3, 0, 10) == Board(0, 0, [])
 
 
 def test_an_entitys_history_is_its_rated_games_newest_first_with_its_change(ratings):
@@ -238,8 +356,8 @@ def test_results_recorded_and_applied_by_racing_processes_fold_in_order(
         thread.join()
     ratings = Ratings(redis_client, prefix)
     assert ratings.catch_up(2) == []  # each racer caught up after its own results
-    assert dict(ratings.board(2, 0, 100)[1]) == _by_folding(season)
-    changes = {r.game_id: rate(_by_folding(season[:n]), r)[1] for n, r in enumerate(season)}
+    expected, changes = _folded(season)
+    assert dict(ratings.board(2, 0, 100).entries) == expected
     assert {g: ratings.changes(g) for g in changes} == changes
 
 
@@ -248,6 +366,62 @@ def test_results_ending_at_the_same_time_are_folded_in_the_order_of_their_ids(ra
     for result in same:  # recorded c, a, b: folded a, b, c
         ratings.record(result)
         ratings.catch_up(2)
-    assert dict(ratings.board(2, 0, 10)[1]) == _by_folding(same)
+    assert dict(ratings.board(2, 0, 10).entries) == _by_folding(same)
     first, _ = rate({}, same[1])
-    assert ratings.changes("b") == rate(first, same[2])[1]
+    assert ratings.changes("b") == rate(first, same[2], {"ann": 2, "bo": 2})[1]
+
+
+def test_the_board_lists_the_ranked_by_skill_then_the_unranked_by_skill(ratings):
+    people = ["p1", "p2", "p3", "p4", "p5", "p6"]
+    pairs = itertools.combinations(people, 2)
+    for n, (a, b) in enumerate(pairs):  # each meets the five others
+        ratings.record(a_result(f"g{n:02}", [a, b], [1, 2], START + 3600 * n))
+    for result in a_farm(3, START + DAY):
+        ratings.record(result)
+    ratings.catch_up(2)
+    board = ratings.board(2, 0, 100)
+    assert (board.total, board.ranked) == (8, 6)
+    assert {e for e, _ in board.entries[:6]} == set(people)
+    assert [e for e, _ in board.entries[6:]] == ["ann", "alt"]
+    assert board.entries[6][1].mu > board.entries[5][1].mu  # ann's wins: not above them
+    for part in (board.entries[:6], board.entries[6:]):
+        skills = [rating.mu for _, rating in part]
+        assert skills == sorted(skills, reverse=True)
+    assert ratings.board(2, 5, 2).entries == board.entries[5:7]  # across the two
+    assert ratings.board(2, 7, 5).entries == board.entries[7:]
+
+
+def test_a_late_result_changes_the_weight_of_the_pairs_games_after_it(ratings):
+    farm = a_farm(7, reason=RESIGNED, decisions=8)
+    for result in farm[:1] + farm[2:]:
+        ratings.record(result)
+        ratings.catch_up(2)
+    assert [c.weight for c in ratings.changes("farm06")] == [0.125, 0.125]
+    ratings.record(farm[1])
+    assert ratings.catch_up(2) == [r.game_id for r in farm[1:]]
+    expected, changes = _folded(farm)
+    assert dict(ratings.board(2, 0, 10).entries) == expected
+    assert {g: ratings.changes(g) for g in changes} == changes
+    assert [c.weight for c in ratings.changes("farm06")] == [0, 0]
+    history = [played.result.game_id for played in ratings.history("ann", 10)]
+    assert history == [r.game_id for r in reversed(farm[:6])]  # the 7th moved nothing
+
+
+def test_a_result_folded_after_others_of_the_day_counts_them(ratings):
+    farm = a_farm(5)
+    for result in farm[:3]:
+        ratings.record(result)
+        ratings.catch_up(2)
+    for result in farm[3:]:
+        ratings.record(result)
+    ratings.catch_up(2)  # from farm03: the three before it are read, not folded again
+    assert [c.meetings for c in ratings.changes("farm04")] == [5, 5]
+    assert dict(ratings.board(2, 0, 10).entries) == _by_folding(farm)
+
+
+def test_a_game_thrown_too_early_is_shown_but_rates_and_lists_nobody(ratings):
+    ratings.record(a_result("thrown", ["ann", "alt"], [1, 2], reason=RESIGNED, decisions=2))
+    assert ratings.catch_up(2) == ["thrown"]
+    assert [(c.weight, c.mu_after) for c in ratings.changes("thrown")] == [(0, 25), (0, 25)]
+    assert ratings.board(2, 0, 10) == Board(0, 0, [])
+    assert ratings.rating(2, "ann") is None and ratings.history("ann", 10) == []

@@ -23,7 +23,7 @@ from service.games import Claim, notifications, webhooks
 from service.games.notifications import GAME_OVER, REMATCH, REMINDER, WEBHOOK, YOUR_TURN, Notice
 from tests.api.factories import created
 from tests.api.test_players import bearer, join, register
-from tests.games.factories import a_game, joined
+from tests.games.factories import a_game, joined, moved
 
 CARD = re.compile(r"\b[A-Z]{2}\d{1,2}\b")
 PRIVATE_KEYS = {"hand", "hands", "deck", "salt", "follower_pile", "peek", "legal", "token"}
@@ -430,6 +430,7 @@ def test_the_end_of_a_rated_game_tells_each_player_the_rating_change(service, re
     _, bo_key = games.register(claim, "Bo", email="bo@example.org")
     game = a_game(claim, kinds=("human", "human"), rated=True)
     tokens = joined(claim, game, keys={0: ann_key, 1: bo_key})
+    moved(claim, game.id, tokens, 8)  # enough to be rated
     games.resign(claim, game.id, tokens[1])
     work(claim)
     [over] = [
@@ -442,4 +443,20 @@ def test_the_end_of_a_rated_game_tells_each_player_the_rating_change(service, re
     assert mine["change"] > 0 > theirs["change"]
     [text] = [m.get_payload() for _, m in mailbox.messages if "is over" in m["Subject"]]
     assert f"Your rating (2 players): 25.00 -> {theirs['rating_after']:.2f}" in text
-    assert f"({theirs['change']:+.2f})" in text
+    assert f"({theirs['change']:+.2f})." in text
+
+
+def test_the_end_of_a_rated_game_resigned_at_once_tells_that_it_was_not_rated(service, mailbox):
+    claim, _ = service(smtp_url=mailbox.url)
+    _, ann_key = games.register(claim, "Ann")
+    _, bo_key = games.register(claim, "Bo", email="bo@example.org")
+    game = a_game(claim, kinds=("human", "human"), rated=True)
+    tokens = joined(claim, game, keys={0: ann_key, 1: bo_key})
+    games.resign(claim, game.id, tokens[1])
+    work(claim)
+    [text] = [
+        m.get_payload(decode=True).decode()
+        for _, m in mailbox.messages
+        if "is over" in m["Subject"]
+    ]
+    assert "25.00 -> 25.00 (+0.00); not rated: the game was resigned or forfeited" in text

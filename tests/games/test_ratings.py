@@ -1,15 +1,17 @@
 """Rated games through the use cases: who may take a seat, how a 2-, 3- and 4-player
-game, a resignation, a forfeit and an abort move the ratings, the rebuild, and what
-the leaderboard and the public profiles show."""
+game, a resignation, a forfeit and an abort move the ratings, farming with a second
+account, the rebuild, and what the leaderboard and the public profiles show."""
 
 from __future__ import annotations
+
+import itertools
 
 import pytest
 
 from service import games
 from service.domain import legal_decisions
-from service.events import AI, FINISHED, RatedResult, ai_entity
-from service.events.ratings import MODEL, rate
+from service.events import AI, FINISHED, RESIGNED, Game, RatedResult, ai_entity
+from service.events.ratings import MIN_DECISIONS_PER_SEAT, MODEL, rate
 from service.games import InvalidRequest, Unauthorized, UnknownPlayer
 from tests.games.factories import INVITE, a_game, joined
 
@@ -42,6 +44,24 @@ def a_rated_game(claim, kinds, players, seed=1, **options):
     humans = [seat for seat, kind in enumerate(kinds) if kind == "human"]
     keys = {seat: key for seat, (_, key) in zip(humans, players, strict=True)}
     return game, joined(claim, game, keys)
+
+
+ENOUGH = 2 * MIN_DECISIONS_PER_SEAT  # decisions of a duel from which a resignation rates
+
+
+def resigned(claim, winner, loser, moves=ENOUGH, seed=1):
+    """A rated duel of `winner` (seat 0) and `loser` ((id, key) each) that `loser`
+    resigns after `moves` decisions; the game."""
+    game, tokens = a_rated_game(claim, ("human", "human"), [winner, loser], seed)
+    played_out(claim, game.id, tokens, moves)
+    games.resign(claim, game.id, tokens[1])
+    return claim.store.load(game.id)
+
+
+def shown(claim, entity, players=2) -> float:
+    """The rating the leaderboard and the profile show (a newcomer's when none)."""
+    standing = games.public_profile(claim, entity).standings[players]
+    return MODEL.mu if standing is None else standing.rating.mu
 
 
 def test_a_rated_game_is_for_registered_players_only(claim):
@@ -105,30 +125,49 @@ def test_a_four_player_game_moves_each_team_together_ai_seats_as_their_level(cla
 
 
 def test_a_resignation_counts_as_a_loss(claim):
-    (ann, ann_key), (bo, bo_key) = registered(claim, "Ann", "Bo")
-    game, tokens = a_rated_game(claim, ("human", "human"), [(ann, ann_key), (bo, bo_key)])
-    played_out(claim, game.id, tokens, moves=3)
-    games.resign(claim, game.id, tokens[1])
-    assert claim.ratings.rating(2, bo).mu < MODEL.mu < claim.ratings.rating(2, ann).mu
+    ann, bo = registered(claim, "Ann", "Bo")
+    over = resigned(claim, ann, bo, moves=ENOUGH)
+    assert over.decisions == 8
+    assert claim.ratings.rating(2, bo[0]).mu < MODEL.mu < claim.ratings.rating(2, ann[0]).mu
+
+
+def test_a_resignation_before_four_decisions_a_seat_ends_the_game_but_rates_nobody(claim):
+    ann, bo = registered(claim, "Ann", "Bo")
+    over = resigned(claim, ann, bo, moves=ENOUGH - 1)
+    assert (over.status, over.ending.reason, over.ending.winners) == (FINISHED, RESIGNED, (0,))
+    changes = games.look(claim, over.id, None).ratings
+    assert [(c.weight, c.meetings, c.mu_after) for c in changes] == [(0, 0, MODEL.mu)] * 2
+    assert claim.ratings.rating(2, ann[0]) is None and games.leaderboard(claim, 2).total == 0
+
+
+def a_forfeit(claim, clock, players, moves) -> Game:
+    """A rated duel of `players` whose seat to act lets its move time run out after
+    `moves` decisions; the game."""
+    game, tokens = a_rated_game(
+        claim, ("human", "human"), players, move_time_limit=60, timeout_policy="forfeit"
+    )
+    played_out(claim, game.id, tokens, moves)
+    clock.advance(61)
+    games.fire_due_timers(claim)
+    return claim.store.load(game.id)
 
 
 def test_a_forfeit_by_deadline_counts_as_a_loss(claim, clock):
-    (ann, ann_key), (bo, bo_key) = registered(claim, "Ann", "Bo")
-    game, _tokens = a_rated_game(
-        claim,
-        ("human", "human"),
-        [(ann, ann_key), (bo, bo_key)],
-        move_time_limit=60,
-        timeout_policy="forfeit",
-    )
-    to_act = claim.store.load(game.id).state.to_act
-    clock.advance(61)
-    games.fire_due_timers(claim)
-    over = claim.store.load(game.id)
+    people = registered(claim, "Ann", "Bo")
+    over = a_forfeit(claim, clock, people, ENOUGH)
     assert over.ending.reason == "forfeited"
-    ids = [ann, bo]
-    assert claim.ratings.rating(2, ids[to_act]).mu < MODEL.mu
-    assert claim.ratings.rating(2, ids[1 - to_act]).mu > MODEL.mu
+    [forfeited] = [seat for seat in (0, 1) if seat not in over.ending.winners]
+    ids = [pid for pid, _ in people]
+    assert claim.ratings.rating(2, ids[forfeited]).mu < MODEL.mu
+    assert claim.ratings.rating(2, ids[1 - forfeited]).mu > MODEL.mu
+
+
+def test_a_forfeit_by_an_opponent_who_never_moved_rates_nobody(claim, clock):
+    people = registered(claim, "Ann", "Bo")
+    over = a_forfeit(claim, clock, people, 0)
+    assert over.ending.reason == "forfeited" and over.ending.winners
+    assert all(c.weight == 0 for c in games.look(claim, over.id, None).ratings)
+    assert games.leaderboard(claim, 2).total == 0
 
 
 def test_an_aborted_game_and_an_unrated_game_change_nothing(claim, clock):
@@ -154,17 +193,23 @@ def _figures(claim, entities, game_ids) -> dict:
     }
 
 
-def test_rebuild_from_the_streams_gives_the_same_figures_exactly(claim, redis_client, prefix):
+def test_rebuild_from_the_streams_gives_the_same_figures_exactly(
+    claim, clock, redis_client, prefix
+):
     people = registered(claim, "Ann", "Bo", "Cy")
     game_ids = []
     for seed, (a, b) in enumerate([(0, 1), (1, 2), (2, 0), (0, 1)]):
         game, tokens = a_rated_game(claim, ("human", "human"), [people[a], people[b]], seed)
         game_ids.append(played_out(claim, game.id, tokens).id)
+    for moves in (ENOUGH, 0, ENOUGH, ENOUGH):  # Ann and Bo's 3rd to 5th of the day, one thrown
+        clock.advance(60)
+        game_ids.append(resigned(claim, people[0], people[1], moves).id)
+    assert games.look(claim, game_ids[-1], None).ratings[0].weight == 0.25
     trio, tokens = a_rated_game(claim, ("human", "greedy", "human"), people[:2], seed=7)
     game_ids.append(played_out(claim, trio.id, tokens).id)
     entities = [pid for pid, _ in people] + [ai_entity("greedy")]
     before = _figures(claim, entities, game_ids)
-    assert before["boards"][2][0] == 3 and before["boards"][3][0] == 3
+    assert before["boards"][2].total == 3 and before["boards"][3].total == 3
     redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{ratings}}:*"))
     assert games.leaderboard(claim, 2).total == 0
     games.rebuild(claim, reversed(game_ids))  # in any order
@@ -182,6 +227,7 @@ def test_the_leaderboard_pages_best_first_and_marks_provisional_ratings(claim):
     assert skills == sorted(skills, reverse=True)
     assert {s.name for s in board.standings} == {"Ann", "Bo", "Cy"}
     assert all(s.provisional and s.kind == "player" for s in board.standings)  # 2 games each
+    assert board.ranked == 0 and not any(s.ranked for s in board.standings)  # 2 opponents
     assert games.leaderboard(claim, 2, 1, 1).standings == board.standings[1:2]
 
 
@@ -222,3 +268,80 @@ def test_a_rated_game_with_a_move_time_limit_is_lost_by_forfeit_never_played_by_
     assert games.create(claim, 2, move_time_limit=60, timeout_policy="forfeit", rated=True)
     assert games.create(claim, 2, timeout_policy="takeover:expert", rated=True)  # no limit
     assert games.create(claim, 2, move_time_limit=60, timeout_policy="ai:greedy")  # unrated
+
+
+def test_thirty_games_thrown_at_once_by_a_second_account_move_the_rating_by_less_than_5(
+    claim, clock
+):
+    """The farming of issue 29: a second account that resigns at once, 30 times in 3
+    seconds, took a rating from 25 to 41.6. Each game still ends, won by the first."""
+    farmer, second = registered(claim, "Farmer", "Second")
+    for n in range(30):
+        clock.advance(0.1)
+        over = resigned(claim, farmer, second, moves=0, seed=n)
+        assert (over.status, over.ending.winners) == (FINISHED, (0,))
+        assert [c.weight for c in games.look(claim, over.id, None).ratings] == [0, 0]
+    assert shown(claim, farmer[0]) == MODEL.mu  # under 5 up, as asked: not moved at all
+    assert games.leaderboard(claim, 2).total == 0
+
+
+def test_a_farmer_who_plays_past_the_minimum_before_resigning_gains_little(claim, clock):
+    """Each game counts (4 decisions a seat, then the second account resigns), but the
+    same two within a day count fully 3 times, then 1/2, 1/4, 1/8, then not at all."""
+    farmer, second = registered(claim, "Farmer", "Second")
+    results = []
+    for n in range(30):
+        clock.advance(1)
+        results.append(RatedResult.of(resigned(claim, farmer, second, seed=n)))
+    weights = [claim.ratings.changes(r.game_id)[0].weight for r in results]
+    assert weights == [1, 1, 1, 0.5, 0.25, 0.125] + [0] * 24
+    state = {}
+    for result in results:  # as they would have counted without the rules
+        after, _ = rate(state, result)
+        state.update(after)
+    assert state[farmer[0]].mu == pytest.approx(41.6, abs=0.1)  # the issue's figure
+    gain = shown(claim, farmer[0]) - MODEL.mu
+    assert 0 < gain < (state[farmer[0]].mu - MODEL.mu) / 2
+    assert claim.ratings.rating(2, farmer[0]).games == 6
+    [standing] = games.leaderboard(claim, 2, 0, 1).standings
+    assert standing.entity == farmer[0] and standing.provisional and not standing.ranked
+
+
+def test_honest_play_between_distinct_opponents_rates_fully_and_ranks(claim, clock):
+    people = registered(claim, "Ann", "Bo", "Cy", "Di", "Ed", "Fy")
+    results = []
+    for n, (a, b) in enumerate(itertools.combinations(range(6), 2)):  # each meets 5
+        clock.advance(600)
+        winner, loser = (people[a], people[b]) if n % 2 else (people[b], people[a])
+        results.append(RatedResult.of(resigned(claim, winner, loser, seed=n)))
+    state = {}
+    for result in results:
+        after, changes = rate(state, result)  # full weight, every time
+        state.update(after)
+        assert claim.ratings.changes(result.game_id) == changes
+    board = games.leaderboard(claim, 2, 0, 10)
+    assert (board.total, board.ranked) == (6, 6)
+    assert {s.entity: s.rating for s in board.standings} == state
+    assert all(s.ranked for s in board.standings)
+
+
+def test_a_new_account_is_listed_after_the_ranked_until_it_has_met_five_opponents(claim, clock):
+    ann, alt, bo, cy, di, ed = registered(claim, "Ann", "Alt", "Bo", "Cy", "Di", "Ed")
+    game, tokens = a_rated_game(claim, ("human", "greedy"), [bo])
+    played_out(claim, game.id, tokens, ENOUGH)
+    games.resign(claim, game.id, tokens[0])  # greedy wins: ranked, as an AI level is
+    for n in range(3):  # Ann beats her second account, three times in full
+        clock.advance(60)
+        resigned(claim, ann, alt, seed=n)
+    board = games.leaderboard(claim, 2, 0, 10)
+    assert [s.entity for s in board.standings[:2]] == [ai_entity("greedy"), ann[0]]
+    greedy, newcomer = board.standings[:2]
+    assert newcomer.rating.mu > greedy.rating.mu  # yet after it
+    assert board.ranked == 1 and not newcomer.ranked and newcomer.provisional
+    for n, other in enumerate([bo, cy, di, ed]):
+        clock.advance(60)
+        resigned(claim, ann, other, seed=n)
+    board = games.leaderboard(claim, 2, 0, 10)
+    assert board.standings[0].entity == ann[0] and board.standings[0].ranked
+    assert board.ranked == 2  # Ann and greedy: the others met fewer than five
+    assert games.public_profile(claim, ann[0]).standings[2].ranked
