@@ -23,7 +23,7 @@ from service.games import (
 )
 
 from .auth import bearer_required, bearer_token
-from .fields import MAX_VERSION, Flag, QueryFlag, Text, WholeNumber
+from .fields import MAX_VERSION, Flag, Name, QueryFlag, Text, WholeNumber
 from .lobby import LobbyPageSchema
 from .problems import Blueprint
 from .view import GameViewSchema, game_view, json_response, view_json
@@ -152,10 +152,7 @@ class JoinSchema(Schema):
         validate=validate.Length(1, 200),
         metadata={"description": "the seat's invite; none for a public game's seat"},
     )
-    name = Text(
-        validate=validate.Length(1, 64),
-        metadata={"description": "required unless a player key is sent (its name is used)"},
-    )
+    name = Name(metadata={"description": "required unless a player key is sent (its name is used)"})
 
 
 class JoinedSchema(Schema):
