@@ -23,6 +23,7 @@ from service.config import Config
 from service.games import Claim
 
 from . import changes, games, health, history, players, problems, ratings, sign_in, web
+from .fields import PathInteger
 from .ratelimit import limit_requests
 
 MAX_BODY = 64 * 1024  # bytes
@@ -66,6 +67,7 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
         },
     )
     app.extensions["claim"] = claim
+    app.url_map.converters["int"] = PathInteger  # before any route: every <int:...> is one
 
     app.before_request(_read_chunked_body)
     app.after_request(_safe_headers)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from marshmallow import ValidationError, fields, validate
+from werkzeug.routing import IntegerConverter
 
 # What no text may hold, as it would reach an email, a log line or another player's
 # screen: controls (Cc: C0, DEL and C1, NEL among them), line and paragraph separators
@@ -21,6 +22,8 @@ UNFIT = re.compile(
     r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
 MAX_VERSION = 2**31 - 1  # far above any game's last version, and below what Redis refuses
+ASCII_INTEGER = re.compile(r"0|[1-9][0-9]*")
+ASCII_DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
 
 
 class Text(fields.String):
@@ -77,6 +80,35 @@ class WholeNumber(fields.Integer):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         return super()._deserialize(value, attr, data, **kwargs)
+
+
+class QueryInteger(fields.Integer):
+    """A whole number in a query string as a client writes one, in ASCII digits: `0`,
+    `17`; not `+17`, `017`, `1_7`, ` 17` or Arabic-Indic or fullwidth digits, which
+    Python's `int()` takes."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not (isinstance(value, str) and ASCII_INTEGER.fullmatch(value)):
+            raise ValidationError("a whole number in ASCII digits, without sign or leading 0")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class QueryNumber(fields.Float):
+    """A number in a query string in ASCII digits, with a decimal point or none: `0.5`,
+    `12`; not `+1`, `01`, `1_0`, `1e3`, `.5` or other digits, which Python's `float()`
+    takes."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not (isinstance(value, str) and ASCII_DECIMAL.fullmatch(value)):
+            raise ValidationError("a number in ASCII digits, without sign or leading 0")
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
+class PathInteger(IntegerConverter):
+    """`<int:...>` in a route: ASCII digits only, as `QueryInteger` (werkzeug's takes
+    `02` and Arabic-Indic digits too); any other segment names nothing (404)."""
+
+    regex = rf"(?:{ASCII_INTEGER.pattern})"
 
 
 class Flag(fields.Boolean):

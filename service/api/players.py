@@ -10,7 +10,7 @@ from service import games
 from service.games import Player
 
 from .auth import bearer_required, bearer_token
-from .fields import Email, Name, Text
+from .fields import Email, Name, QueryInteger, Text
 from .games import BEARER, claim
 from .problems import Blueprint
 from .view import EndingSchema
@@ -114,8 +114,8 @@ class InboxQuerySchema(Schema):
     turn = fields.String(
         validate=validate.OneOf(("mine",)), metadata={"description": "mine: games you must act in"}
     )
-    offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    offset = QueryInteger(load_default=0, validate=validate.Range(0, 1_000_000))
+    limit = QueryInteger(load_default=20, validate=validate.Range(1, 100))
 
 
 class InboxSeatSchema(Schema):

@@ -1,4 +1,5 @@
-"""The API's own field types: what names and other text may hold."""
+"""The API's own field types: what names and other text may hold, and how numbers in a
+query string or a path are written."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from service.api.fields import UNFIT, Name, Text
+from service.api.fields import UNFIT, Name, QueryInteger, QueryNumber, Text
 
 REFUSED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp", "Cs"}
 JOINERS = "\u200c\u200d"  # ZWNJ and ZWJ: Persian, Indic scripts and emoji sequences need them
@@ -79,3 +80,37 @@ def test_the_contract_says_what_a_name_may_not_hold():
     described = Name(metadata={"description": "the seat's"}).metadata["description"]
     assert described.startswith("the seat's. 1 to 64 characters")
     assert "bidi" in described and "line or paragraph separators" in described
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=6))
+def test_a_query_integer_is_a_number_written_in_ascii_digits_the_one_way(text):
+    try:
+        number = QueryInteger().deserialize(text)
+    except ValidationError:
+        number = None
+    canonical = text.isascii() and text.isdigit() and str(int(text)) == text
+    assert number == (int(text) if canonical else None)
+
+
+ARABIC_INDIC_TWO, FULLWIDTH_TWO = "\u0662", "\uff12"
+
+
+@pytest.mark.parametrize(
+    "text", [ARABIC_INDIC_TWO, FULLWIDTH_TWO, "+2", "-0", "02", "1_0", " 2", "2 ", "", "2.0"]
+)
+def test_what_python_or_a_lax_parser_would_read_as_an_integer_is_refused(text):
+    with pytest.raises(ValidationError, match="ASCII digits"):
+        QueryInteger().deserialize(text)
+
+
+@pytest.mark.parametrize(("text", "number"), [("0", 0), ("0.5", 0.5), ("12", 12), ("12.25", 12.25)])
+def test_a_query_number_is_written_in_ascii_digits(text, number):
+    assert QueryNumber().deserialize(text) == number
+
+
+@pytest.mark.parametrize(
+    "text", [ARABIC_INDIC_TWO, "+1", "01", "1_0", "1e3", ".5", "1.", "nan", "inf", " 1"]
+)
+def test_what_python_would_read_as_a_float_is_refused(text):
+    with pytest.raises(ValidationError, match="ASCII digits"):
+        QueryNumber().deserialize(text)
