@@ -41,7 +41,7 @@ def test_every_html_answer_is_framed_by_nobody_and_loads_from_this_server_only(c
     assert_framed_by_nobody_and_of_this_server_only(response)
 
 
-def test_the_pages_and_their_file_share_one_policy(client):
+def test_every_page_and_the_file_it_is_served_from_have_the_pages_policy(client):
     answers = [client.get(path) for path in ("/", f"/play/{GAME}", "/web/index.html")]
     assert {answer.headers["Content-Security-Policy"] for answer in answers} == {
         SECURITY["Content-Security-Policy"]
