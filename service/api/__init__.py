@@ -16,13 +16,13 @@ import redis
 import yaml
 from flask import Flask, Response, request
 from flask_smorest import Api
-from flask_swagger_ui import get_swaggerui_blueprint
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from service.config import Config
 from service.games import Claim
 
-from . import changes, games, health, history, players, problems, ratings, sign_in, web
+from . import changes, docs, games, health, history, players, problems, ratings, sign_in, web
+from .fields import PathInteger
 from .proxies import TrustedProxies
 from .ratelimit import limit_requests
 
@@ -67,6 +67,7 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
         },
     )
     app.extensions["claim"] = claim
+    app.url_map.converters["int"] = PathInteger  # before any route: every <int:...> is one
 
     app.before_request(_read_chunked_body)
     app.after_request(_safe_headers)
@@ -83,8 +84,7 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
     app.extensions["openapi_yaml"] = openapi_yaml(api)
-    # /docs: Swagger UI from the installed package, no asset from another host.
-    app.register_blueprint(get_swaggerui_blueprint("/docs", "/openapi.json", {"app_name": "Claim"}))
+    app.register_blueprint(docs.blp)  # Swagger UI on the contract, for people
     app.register_blueprint(web.blp)  # the web client's pages, for people
 
     if claim.config.rate_limit:

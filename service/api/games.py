@@ -23,7 +23,7 @@ from service.games import (
 )
 
 from .auth import bearer_required, bearer_token
-from .fields import MAX_VERSION, Flag, QueryFlag, Text, WholeNumber
+from .fields import MAX_VERSION, Flag, Name, QueryFlag, QueryInteger, QueryNumber, Text, WholeNumber
 from .lobby import LobbyPageSchema
 from .problems import Blueprint
 from .view import GameViewSchema, game_view, json_response, view_json
@@ -133,7 +133,7 @@ class CreatedSchema(Schema):
 
 class LobbyQuerySchema(Schema):
     status = fields.String(load_default="open", validate=validate.OneOf(STATUSES))
-    players = fields.Integer(
+    players = QueryInteger(
         validate=validate.OneOf((2, 3, 4)), metadata={"description": "games of 2, 3 or 4 only"}
     )
     rated = QueryFlag(metadata={"description": "rated games only (true), or unrated (false)"})
@@ -142,8 +142,8 @@ class LobbyQuerySchema(Schema):
     )
     # A page merges the lobby's shards' first offset + limit games: the offset is kept
     # within what that costs little.
-    offset = fields.Integer(load_default=0, validate=validate.Range(0, 10_000))
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    offset = QueryInteger(load_default=0, validate=validate.Range(0, 10_000))
+    limit = QueryInteger(load_default=20, validate=validate.Range(1, 100))
 
 
 class JoinSchema(Schema):
@@ -152,10 +152,7 @@ class JoinSchema(Schema):
         validate=validate.Length(1, 200),
         metadata={"description": "the seat's invite; none for a public game's seat"},
     )
-    name = Text(
-        validate=validate.Length(1, 64),
-        metadata={"description": "required unless a player key is sent (its name is used)"},
-    )
+    name = Name(metadata={"description": "required unless a player key is sent (its name is used)"})
 
 
 class JoinedSchema(Schema):
@@ -168,11 +165,11 @@ class JoinedSchema(Schema):
 
 
 class ViewQuerySchema(Schema):
-    after = fields.Integer(
+    after = QueryInteger(
         validate=validate.Range(0, MAX_VERSION),
         metadata={"description": "long-poll: answer once the version is above this one"},
     )
-    wait = fields.Float(
+    wait = QueryNumber(
         load_default=0,
         validate=validate.Range(0, MAX_WAIT),
         metadata={"description": "long-poll: seconds to wait at most"},
@@ -385,7 +382,7 @@ def rematch(game_id):
 
 
 class StreamQuerySchema(Schema):
-    max_seconds = fields.Integer(
+    max_seconds = QueryInteger(
         load_default=300,
         validate=validate.Range(1, 3600),
         metadata={"description": "seconds: the stream ends after them, and its client reconnects"},

@@ -9,7 +9,7 @@ from marshmallow import Schema, fields, validate
 from service import games
 
 from .auth import bearer_token
-from .fields import MAX_VERSION
+from .fields import MAX_VERSION, QueryInteger
 from .games import BEARER, claim
 from .problems import Blueprint
 from .view import GameViewSchema, ResultSchema, codes, game_view, json_response, result_body
@@ -34,7 +34,7 @@ class EventSchema(Schema):
 
 
 class EventsQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(0, MAX_VERSION))
+    after = QueryInteger(load_default=0, validate=validate.Range(0, MAX_VERSION))
 
 
 class EventLogSchema(Schema):

@@ -10,7 +10,7 @@ from service import games
 from service.games import Player
 
 from .auth import bearer_required, bearer_token
-from .fields import Text
+from .fields import Email, Name, QueryInteger, Text
 from .games import BEARER, claim
 from .problems import Blueprint
 from .view import EndingSchema
@@ -20,8 +20,8 @@ URL = validate.URL(schemes={"http", "https"}, require_tld=False)
 
 
 class RegisterSchema(Schema):
-    name = Text(required=True, validate=validate.Length(1, 64))
-    email = fields.Email(load_default=None, allow_none=True)
+    name = Name(required=True)
+    email = Email(load_default=None, allow_none=True)
     webhook_url = Text(
         load_default=None,
         allow_none=True,
@@ -34,8 +34,8 @@ class RegisterSchema(Schema):
 
 
 class UpdateSchema(Schema):
-    name = Text(validate=validate.Length(1, 64))
-    email = fields.Email(allow_none=True)
+    name = Name()
+    email = Email(allow_none=True)
     webhook_url = Text(
         allow_none=True, validate=[validate.Length(max=500), URL], metadata={"format": "uri"}
     )
@@ -66,9 +66,8 @@ class KeySchema(Schema):
 
 
 class NewDeviceRequestSchema(Schema):
-    name = Text(
+    name = Name(
         load_default=None,
-        validate=validate.Length(1, 64),
         metadata={"description": "to tell your devices apart; default: another device"},
     )
 
@@ -115,8 +114,8 @@ class InboxQuerySchema(Schema):
     turn = fields.String(
         validate=validate.OneOf(("mine",)), metadata={"description": "mine: games you must act in"}
     )
-    offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    offset = QueryInteger(load_default=0, validate=validate.Range(0, 1_000_000))
+    limit = QueryInteger(load_default=20, validate=validate.Range(1, 100))
 
 
 class InboxSeatSchema(Schema):

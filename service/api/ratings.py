@@ -10,6 +10,7 @@ from marshmallow import Schema, fields, validate
 from service import games
 from service.games import FIGURES, MIN_OPPONENTS, rating_change
 
+from .fields import QueryInteger
 from .games import claim
 from .problems import Blueprint
 from .view import RatingChangeSchema
@@ -18,9 +19,9 @@ blp = Blueprint("ratings", __name__, description="Ratings, leaderboards and publ
 
 
 class BoardQuerySchema(Schema):
-    players = fields.Integer(required=True, validate=validate.OneOf((2, 3, 4)))
-    offset = fields.Integer(load_default=0, validate=validate.Range(0, 1_000_000))
-    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    players = QueryInteger(required=True, validate=validate.OneOf((2, 3, 4)))
+    offset = QueryInteger(load_default=0, validate=validate.Range(0, 1_000_000))
+    limit = QueryInteger(load_default=20, validate=validate.Range(1, 100))
 
 
 class StandingSchema(Schema):

@@ -7,7 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from service import games
 
-from .fields import Text
+from .fields import Email, Text
 from .games import claim
 from .problems import Blueprint
 
@@ -19,7 +19,7 @@ class OptionsSchema(Schema):
 
 
 class AskSchema(Schema):
-    email = fields.Email(required=True, validate=validate.Length(max=320))
+    email = Email(required=True, validate=validate.Length(max=320))
 
 
 class SentSchema(Schema):

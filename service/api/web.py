@@ -29,7 +29,8 @@ PAGES = {
     "sign-in": "/sign-in",  # the key or an email's code after `#`
 }
 # The page may load and call only this server; no frame may hold it; links leave no
-# address behind (an invite's code is after `#`, which no request carries anyway).
+# address behind (an invite's code is after `#`, which no request carries anyway). Every
+# other HTML answer of the app gets the same unless it has a policy of its own (`/docs`).
 SECURITY = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:;"
     " frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -41,13 +42,20 @@ blp = Blueprint("web", __name__, static_folder=ASSETS, static_url_path="/web")
 
 
 def page(**_) -> Response:
-    response = send_from_directory(ASSETS, "index.html", max_age=0)
-    response.headers.update(SECURITY)
-    return response
+    return send_from_directory(ASSETS, "index.html", max_age=0)
 
 
 for name, path in PAGES.items():
     blp.add_url_rule(path, name, page)
+
+
+@blp.after_app_request
+def secure_html(response: Response) -> Response:
+    """No HTML without a policy: the pages, `/web/index.html`, a redirect's body... The
+    pages share the origin, and so the storage, of the tokens and keys a browser keeps."""
+    if response.mimetype == "text/html" and "Content-Security-Policy" not in response.headers:
+        response.headers.update(SECURITY)
+    return response
 
 
 @blp.app_errorhandler(NotFound)

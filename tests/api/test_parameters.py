@@ -176,3 +176,52 @@ def test_every_header_and_query_parameter_read_is_declared_for_its_operation(rea
         for (method, path), names in reads.items()
     }
     assert {operation: names for operation, names in undeclared.items() if names} == {}
+
+
+def _numbers_in_query_strings(document: dict) -> list[tuple[str, str, str]]:
+    """(path, parameter, its type) of every number in a query string of the contract (all
+    of them are GETs')."""
+    return [
+        (path, parameter["name"], parameter["schema"]["type"])
+        for path, item in document["paths"].items()
+        for parameter in item.get("get", {}).get("parameters", [])
+        if parameter["in"] == "query" and parameter["schema"].get("type") in ("integer", "number")
+    ]
+
+
+ODD_NUMBERS = ["\u0662", "\uff12", "+2", "02", "1_0", " 2", "2.", "1e1"]  # Arabic-Indic, fullwidth
+
+
+def test_every_number_in_a_query_string_is_written_in_ascii_digits(client):
+    document = yaml.safe_load(CONTRACT.read_text(encoding="utf-8"))
+    numbers = _numbers_in_query_strings(document)
+    assert {(path, name) for path, name, _ in numbers} >= {
+        ("/ratings", "players"),
+        ("/games", "offset"),
+        ("/games/{game_id}", "wait"),
+        ("/changes", "max_seconds"),
+    }
+    key = client.post("/players", json={"name": "Ann"}).json["key"]
+    me = {"Authorization": f"Bearer {key}"}
+    for path, name, kind in numbers:
+        url = path.replace("{game_id}", "0123456789abcdef")
+        for odd in ODD_NUMBERS + (["1.5"] if kind == "integer" else []):
+            response = client.get(url, query_string={name: odd}, headers=me)
+            assert response.status_code == 400, (path, name, odd, response.status_code)
+            assert name in response.json["errors"], (path, name, odd)
+
+
+def test_numbers_in_ascii_digits_are_taken(client):
+    assert client.get("/ratings?players=2&offset=10&limit=1").json["offset"] == 10
+    assert client.get("/games?players=3&offset=0").status_code == 200
+    assert client.get(f"/games/{a_table(client).game_id}?after=0&wait=0.5").status_code == 200
+
+
+def test_a_number_in_a_path_is_written_in_ascii_digits_or_names_nothing(client):
+    table = a_table(client)
+    assert client.get(f"/games/{table.game_id}/replay/0").status_code == 200
+    for odd in ("\u0660", "00", "+0", "0_0"):
+        response = client.get(f"/games/{table.game_id}/replay/{odd}")
+        assert (response.status_code, response.json["type"]) == (404, "/problems/not-found"), odd
+        response = client.post(f"/games/{table.game_id}/seats/{odd}1", json={"name": "A"})
+        assert (response.status_code, response.json["type"]) == (404, "/problems/not-found"), odd

@@ -82,6 +82,30 @@ def test_a_player_changes_name_email_and_webhook(client):
     assert client.get("/me", headers=bearer(key)).json == changed
 
 
+def test_a_name_or_email_that_would_turn_a_line_of_an_email_changes_nothing(client):
+    key = register(client, name="Eve", email="eve@example.org")["key"]
+    for body in (
+        {"name": "Eve\u2028\u2028The game: http://evil.example/login"},
+        {"name": "\u202eevE"},
+        {"email": "eve@example\u202e.org"},
+    ):
+        response = client.patch("/me", json=body, headers=bearer(key))
+        errors = problem(response, "validation-error", 400)["errors"]
+        assert set(errors) == set(body) and "U+" in errors[next(iter(body))][0]
+    me = client.get("/me", headers=bearer(key)).json
+    assert (me["name"], me["email"]) == ("Eve", "eve@example.org")
+    body = {"name": "Eve", "email": "eve@example\u202e.org"}
+    assert "email" in problem(client.post("/players", json=body), "validation-error", 400)["errors"]
+
+
+@pytest.mark.parametrize(
+    "name", ["\u0645\u06cc\u200c\u062e\u0648\u0627\u0645", "\U0001f469\u200d\U0001f4bb"]
+)
+def test_a_name_with_the_joiners_a_script_or_an_emoji_needs_is_kept_as_it_is(client, name):
+    key = register(client, name=name)["key"]
+    assert client.get("/me", headers=bearer(key)).json["name"] == name
+
+
 def test_a_rotated_key_replaces_the_old_one(client):
     old = register(client)["key"]
     new = client.post("/me/key", headers=bearer(old)).json["key"]
@@ -363,7 +387,7 @@ def test_rotating_replaces_the_key_of_the_device_asking_only(client):
     ]
 
 
-@pytest.mark.parametrize("name", ["", "x" * 65, "a\nb", 7])
+@pytest.mark.parametrize("name", ["", "x" * 65, "a\nb", "a\u2029b", "\u202eb", 7])
 def test_a_device_name_of_1_to_64_characters_or_none(client, name):
     key = register(client)["key"]
     response = client.post("/me/devices", json={"name": name}, headers=bearer(key))

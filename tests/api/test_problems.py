@@ -135,8 +135,18 @@ def test_no_error_shows_the_token_it_was_sent(client):
         assert token not in response.get_data(as_text=True)
 
 
-@pytest.mark.parametrize("name", ["Ann\r\nBcc: everyone", "\ud800", "tab\there"])
-def test_a_name_with_control_characters_or_lone_surrogates_is_refused(client, name):
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ann\r\nBcc: everyone",
+        "\ud800",
+        "tab\there",
+        "Eve\u2028\u2028The game: http://evil.example/login took seat 1",
+        "Eve\x85NEL",
+        "\u202eevE",
+    ],
+)
+def test_a_name_with_control_characters_separators_bidi_or_lone_surrogates_is_refused(client, name):
     game = created(client)
     invite = game["invites"][0]["invite"]
     body = problem(
