@@ -24,13 +24,16 @@ from rq import Worker
 
 from service import games
 from service.config import Config
-from service.runtime.processes import ending_with_this_process
+from service.runtime.processes import end_surely_with_parent, ending_with_this_process
 
 from . import jobs
 
 log = logging.getLogger(__name__)
 TICK = 0.1  # seconds between two looks at the due timers
 UNAVAILABLE_TICK = 1.0  # the same while the store does not answer
+# Seconds a worker whose `claim serve` died has to end by itself (RQ's warm stop lets
+# the job under way finish) before it is killed.
+ORPHAN_GRACE = 10.0
 
 
 def keep_time(claim: games.Claim, stop: threading.Event) -> None:
@@ -60,6 +63,7 @@ def keep_time(claim: games.Claim, stop: threading.Event) -> None:
 def run(config: Config, burst: bool = False) -> int:
     """Work until stopped (or, with `burst`, fire the due timers, then work until the
     queues are empty)."""
+    end_surely_with_parent(ORPHAN_GRACE)
     claim = games.Claim.connect(config)
     try:
         games.health(claim)
