@@ -89,6 +89,7 @@ class EmbeddedRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             preexec_fn=preexec_fn,
+            process_group=0,  # a signal to its starter's group is its starter's to act on
             umask=PRIVATE,
         )
         give_up = time.monotonic() + STARTUP

@@ -1,7 +1,7 @@
 """`claim serve` as the supervisor of what it starts, on its embedded Redis: a dead
 worker or Redis is started again and the API stays up; nothing it started outlives
 it, even a `kill -9` of its process group, twenty times over; a restart straight after
-comes up the first time; more workers find its Redis."""
+comes up the first time; a stop is graceful and quiet; more workers find its Redis."""
 
 from __future__ import annotations
 
@@ -154,13 +154,25 @@ def test_nothing_outlives_a_kill_9_of_its_group_and_a_restart_comes_up_at_once(s
             time.sleep(0.05)
 
 
-def test_sigterm_stops_everything_and_exits_0(serve):
+@pytest.mark.parametrize(
+    ("stop_signal", "to_group"),
+    [(signal.SIGTERM, False), (signal.SIGINT, True)],
+    ids=["sigterm", "ctrl-c-to-its-group"],
+)
+def test_a_stop_ends_everything_in_order_quietly_and_exits_0(serve, stop_signal, to_group):
     server = serve()
-    started = descendants(server.process.pid)
-    server.process.terminate()
+    worker = server.child("service.cli worker")
+    _until(lambda: descendants(worker), "RQ's scheduler", server.log)
+    if to_group:
+        os.killpg(server.process.pid, stop_signal)
+    else:
+        server.process.send_signal(stop_signal)
     assert server.process.wait(timeout=GIVE_UP) == 0
-    assert not any(alive(pid) for pid in started)
+    assert not mentioning(str(server.data_dir))
     assert not socket_of(server.data_dir).exists() or not EmbeddedRedis(server.data_dir).answers()
+    log = server.log.read_text()
+    assert "Traceback" not in log and "Logging error" not in log, log
+    assert "Scheduler stopping, releasing locks" in log  # the worker stopped before its Redis
 
 
 def _worker(data_dir: Path, *options: str) -> subprocess.CompletedProcess:
