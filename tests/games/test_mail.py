@@ -14,5 +14,4 @@ def test_an_email_is_dated_in_utc_and_identified_at_the_public_host(mailbox):
     mail.send(config, "ann@example.org", "Claim: your turn", "Your turn.\n", {}, at)
     [(_, message)] = mailbox.messages
     assert message["Date"] == "Sun, 01 Mar 2026 14:30:05 +0000"  # not -0000: a zone unknown
-    assert message["Date"].datetime == at
     assert message["Message-ID"].endswith("@claim.example.org>")

@@ -26,7 +26,6 @@ def test_the_workers_alive_are_those_that_beat_and_have_not_stopped(claim_with_j
     assert (state.queues, state.workers, state.ready) == (True, 2, True)
     claim.jobs.stopped("worker-1")
     assert games.readiness(claim).workers == 1
-    claim.jobs.stopped("worker-2")
 
 
 def test_a_worker_that_stops_beating_is_not_counted_once_its_heartbeat_runs_out(
