@@ -49,3 +49,15 @@ def descendants(pid: int) -> list[int]:
 def children(pid: int) -> list[int]:
     """The processes whose parent is `pid`."""
     return [child for child in descendants(pid) if (_stat(child) or ["", ""])[1] == str(pid)]
+
+
+def mentioning(text: str) -> list[int]:
+    """The running processes whose command line or environment holds `text` (a data
+    directory: its Redis, and whatever was started on it, however late)."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            held = (proc / "cmdline").read_bytes() + (proc / "environ").read_bytes()
+            if text.encode() in held and alive(int(proc.name)):
+                found.append(int(proc.name))
+    return found

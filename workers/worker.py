@@ -1,6 +1,7 @@
 """`claim worker`: RQ's own `Worker` on the queues `ai` and `webhooks`, with RQ's own
-scheduler (it moves retried jobs back to their queues), and a clock thread that fires
-the timers falling due and sweeps for lost AI turns.
+scheduler (it moves retried jobs back to their queues), a clock thread that fires
+the timers falling due and sweeps for lost AI turns, and a heartbeat thread that says
+every two seconds that the worker is alive (`/readyz` counts them).
 
 RQ is used through its public API only. Its `Worker` forks a work horse per job, as
 RQ's documentation advises for production (a job that crashes or leaks takes only its
@@ -14,23 +15,29 @@ lease runs out: no job is there to be lost.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
 import threading
 import time
 
+import redis
 from rq import Worker
 
 from service import games
 from service.config import Config
-from service.runtime.processes import ending_with_this_process
+from service.games.jobs import BEAT
+from service.runtime.processes import end_surely_with_parent, ending_with_this_process
 
 from . import jobs
 
 log = logging.getLogger(__name__)
 TICK = 0.1  # seconds between two looks at the due timers
 UNAVAILABLE_TICK = 1.0  # the same while the store does not answer
+# Seconds a worker whose `claim serve` died has to end by itself (RQ's warm stop lets
+# the job under way finish) before it is killed.
+ORPHAN_GRACE = 10.0
 
 
 def keep_time(claim: games.Claim, stop: threading.Event) -> None:
@@ -57,9 +64,23 @@ def keep_time(claim: games.Claim, stop: threading.Event) -> None:
             log.exception("the clock thread failed")
 
 
+def keep_alive(queues: games.Jobs, name: str, stop: threading.Event) -> None:
+    """Until `stop` is set: say every `BEAT` seconds that the worker `name` is alive."""
+    while True:
+        try:
+            queues.beat(name)
+        except redis.RedisError:
+            pass  # the clock thread tells of the outage; the heartbeat runs out meanwhile
+        except Exception:  # tried again at the next beat
+            log.exception("the heartbeat failed")
+        if stop.wait(BEAT):
+            return
+
+
 def run(config: Config, burst: bool = False) -> int:
     """Work until stopped (or, with `burst`, fire the due timers, then work until the
     queues are empty)."""
+    end_surely_with_parent(ORPHAN_GRACE)
     claim = games.Claim.connect(config)
     try:
         games.health(claim)
@@ -70,20 +91,25 @@ def run(config: Config, burst: bool = False) -> int:
     jobs.use(claim)  # the work horses, forked from this process, use it
     # RQ's scheduler and work horses are forked from here: they end when this does.
     os.register_at_fork(after_in_child=ending_with_this_process())
+    worker = Worker(claim.jobs.queues, connection=claim.jobs.connection)
     if burst:  # RQ's scheduler moves the due retries once, then the queues are emptied
         games.fire_due_timers(claim)
-        worker = Worker(claim.jobs.queues, connection=claim.jobs.connection)
         worker.work(burst=True, with_scheduler=True)
         return 0
     stop = threading.Event()
-    # A Claim of its own, so that a horse forked while the thread uses Redis inherits
-    # no connection or lock in the middle of a command.
-    clock = threading.Thread(
-        target=keep_time, args=(games.Claim.connect(config), stop), daemon=True
+    # A Claim of the threads' own, so that a horse forked while one of them uses Redis
+    # inherits no connection or lock in the middle of a command.
+    background = games.Claim.connect(config)
+    threading.Thread(target=keep_time, args=(background, stop), daemon=True).start()
+    heartbeat = threading.Thread(
+        target=keep_alive, args=(background.jobs, worker.name, stop), daemon=True
     )
-    clock.start()
+    heartbeat.start()
     try:
-        Worker(claim.jobs.queues, connection=claim.jobs.connection).work(with_scheduler=True)
+        worker.work(with_scheduler=True)
     finally:
         stop.set()
+        heartbeat.join()  # its last beat before it is taken back
+        with contextlib.suppress(redis.RedisError):  # else the heartbeat runs out
+            background.jobs.stopped(worker.name)
     return 0

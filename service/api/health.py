@@ -39,7 +39,7 @@ class ReadySchema(Schema):
         }
     )
     workers = fields.Integer(
-        metadata={"description": "RQ workers on the AI queue with a heartbeat in the last minute"}
+        metadata={"description": "workers alive, each with a heartbeat of the last few seconds"}
     )
 
 

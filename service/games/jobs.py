@@ -1,6 +1,10 @@
 """The jobs the application asks of the workers, through RQ: AI turns (queue `ai`),
 notifications and sign-in emails (queue `webhooks`).
 
+Each `claim worker` also says every `BEAT` seconds that it is alive, on a key of its
+own that Redis forgets `ALIVE` seconds later, and deletes it when it stops: `/readyz`
+counts these (RQ's own heartbeat of an idle worker comes every 7 minutes only).
+
 A job carries ids only, `(game id, version)`, and for a notification the kind, the
 player and the channel, for a sign-in email the player and the request's id: never a
 card, a hand, a deck or a secret. A job is named by the string of its function
@@ -13,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import redis
-from rq import Queue, Retry, Worker
+from rq import Queue, Retry
 
 from service.config import DEFAULT_PREFIX
 
@@ -25,6 +29,8 @@ DELIVERY_RETRY = Retry(max=5, interval=[15, 60, 240, 960, 3840])
 # A sign-in link is asked for by someone waiting for it: soon, or not at all.
 SIGN_IN_RETRY = Retry(max=2, interval=[15, 60])
 AGAIN = "-again"  # the end of the id of a job that a sweep enqueued again
+BEAT = 2  # seconds between two heartbeats of a worker
+ALIVE = 3 * BEAT  # seconds a heartbeat counts: a worker missing three is not counted
 
 
 def ai_turn_job(game_id: str, version: int) -> str:
@@ -53,6 +59,7 @@ class Jobs:
         self.connection = connection
         self.ai = Queue(queue_name(AI, prefix), connection=connection)
         self.webhooks = Queue(queue_name(WEBHOOKS, prefix), connection=connection)
+        self._workers = f"{prefix}:workers"  # the names of the workers that have beaten
 
     @property
     def queues(self) -> list[Queue]:
@@ -110,10 +117,37 @@ class Jobs:
         )
         return job_id
 
-    def heartbeats(self) -> list:
-        """When each RQ worker on the AI queue last said it was alive (UTC)."""
-        workers = Worker.all(connection=self.connection, queue=self.ai)
-        return [worker.last_heartbeat for worker in workers if worker.last_heartbeat]
+    def beat(self, worker: str) -> None:
+        """Say that `worker` (a name of its own) is alive, for `ALIVE` seconds; forget
+        the workers whose heartbeat has run out (one that beats again meanwhile is
+        counted again at its next beat)."""
+        with self.connection.pipeline() as pipeline:
+            pipeline.set(self._alive(worker), 1, ex=ALIVE)
+            pipeline.sadd(self._workers, worker)
+            pipeline.expire(self._workers, ALIVE)  # gone once every worker is
+            pipeline.smembers(self._workers)
+            names = [name.decode() for name in pipeline.execute()[-1]]
+        with self.connection.pipeline() as pipeline:
+            for name in names:
+                pipeline.exists(self._alive(name))
+            alive = pipeline.execute()
+        if dead := [name for name, beating in zip(names, alive, strict=True) if not beating]:
+            self.connection.srem(self._workers, *dead)
+
+    def stopped(self, worker: str) -> None:
+        """Say that `worker` stopped: it is counted no more."""
+        with self.connection.pipeline() as pipeline:
+            pipeline.delete(self._alive(worker))
+            pipeline.srem(self._workers, worker)
+            pipeline.execute()
+
+    def workers_alive(self) -> int:
+        """How many workers have a heartbeat that has not run out."""
+        names = [name.decode() for name in self.connection.smembers(self._workers)]
+        return self.connection.exists(*map(self._alive, names)) if names else 0
+
+    def _alive(self, worker: str) -> str:
+        return f"{self._workers}:{worker}"
 
     @staticmethod
     def delivery_attempt(retries_left: int | None) -> int:

@@ -1,12 +1,14 @@
 """Email: short plain-text messages through the SMTP server of `Config.smtp_url`
 (`smtp://host:port`, or `smtps://user:password@host` for TLS and a login), from
-`Config.mail_from`. No SMTP URL: no email is sent."""
+`Config.mail_from`, dated in UTC and identified at the host of `Config.public_url`.
+No SMTP URL: no email is sent."""
 
 from __future__ import annotations
 
 import smtplib
+from datetime import datetime
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
+from email.utils import make_msgid
 from urllib.parse import unquote, urlsplit
 
 from service.config import Config
@@ -14,15 +16,18 @@ from service.config import Config
 TIMEOUT = 10.0  # seconds
 
 
-def send(config: Config, to: str, subject: str, text: str, headers: dict[str, str]) -> None:
-    """Send one plain-text email; raises smtplib's errors or OSError when it fails."""
+def send(
+    config: Config, to: str, subject: str, text: str, headers: dict[str, str], at: datetime
+) -> None:
+    """Send one plain-text email, dated `at`; raises smtplib's errors or OSError when it
+    fails."""
     server = urlsplit(config.smtp_url)
     message = EmailMessage()
     message["From"] = config.mail_from
     message["To"] = to
     message["Subject"] = subject
-    message["Date"] = formatdate(localtime=False)
-    message["Message-ID"] = make_msgid(domain="claim")
+    message["Date"] = at  # aware, as every clock here is: +0000, not -0000 (a zone unknown)
+    message["Message-ID"] = make_msgid(domain=urlsplit(config.public_url).hostname)
     for name, value in headers.items():
         message[name] = value
     message.set_content(text)

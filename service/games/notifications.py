@@ -289,7 +289,8 @@ def _send_email(
     claim: Claim, player: Player, notice: Notice, entry: dict, ratings: list[dict] | None
 ) -> None:
     subject, text = email_text(claim.config.public_url, notice, entry, ratings)
-    mail.send(claim.config, player.email, subject, text, {webhooks.DELIVERY: notice.delivery_id})
+    headers = {webhooks.DELIVERY: notice.delivery_id}
+    mail.send(claim.config, player.email, subject, text, headers, claim.clock())
 
 
 def _channels(claim: Claim, player: Player) -> list[str]:

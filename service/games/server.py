@@ -5,7 +5,6 @@ for the API's rate limit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, timedelta
 
 import redis
 
@@ -29,14 +28,11 @@ def health(claim: Claim) -> None:
     claim.store.ping()
 
 
-ALIVE = timedelta(seconds=60)  # a worker's heartbeat this recent: it is alive
-
-
 @dataclass(frozen=True, slots=True)
 class Readiness:
     store: bool  # the game store answers
     queues: bool | None  # the job queues' Redis answers; None: this process has none
-    workers: int  # RQ workers on the AI queue with a heartbeat in the last minute
+    workers: int  # workers whose heartbeat has not run out (`Jobs.beat`)
 
     @property
     def ready(self) -> bool:
@@ -56,16 +52,10 @@ def readiness(claim: Claim) -> Readiness:
     if claim.jobs is None:
         return Readiness(store, None, 0)
     try:
-        now = claim.clock()
-        beats = claim.jobs.heartbeats()
+        workers = claim.jobs.workers_alive()
     except redis.RedisError:
         return Readiness(store, False, 0)
-    alive = [beat for beat in beats if now - _utc(beat) <= ALIVE]
-    return Readiness(store, True, len(alive))
-
-
-def _utc(moment):
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return Readiness(store, True, workers)
 
 
 @use_case

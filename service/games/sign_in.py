@@ -61,7 +61,7 @@ def send_sign_in(claim: Claim, player_id: str, request: str) -> bool:
     code = secrets.token_urlsafe(32)
     claim.sign_ins.keep(code, player_id, claim.clock(), CODE_LIFETIME)
     subject, text = email_text(claim.config.public_url, player, code)
-    mail.send(claim.config, player.email, subject, text, {})
+    mail.send(claim.config, player.email, subject, text, {}, claim.clock())
     return True
 
 

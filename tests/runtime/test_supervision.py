@@ -1,7 +1,7 @@
 """`claim serve` as the supervisor of what it starts, on its embedded Redis: a dead
 worker or Redis is started again and the API stays up; nothing it started outlives
-it, even a `kill -9` of it; a restart straight after comes up the first time; more
-workers find its Redis."""
+it, even a `kill -9` of its process group, twenty times over; a restart straight after
+comes up the first time; a stop is graceful and quiet; more workers find its Redis."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from service.runtime.embedded_redis import EmbeddedRedis, socket_of
-from tests.processes import alive, children, command, descendants
+from tests.processes import alive, children, command, descendants, mentioning
 from tests.runtime.test_serve import ROOT, free_port, stop, wait_for_health
 
 GIVE_UP = 60  # seconds
@@ -36,8 +36,9 @@ class Serve:
         command_line = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)]
         with self.log.open("ab") as output:
             self.process = subprocess.Popen(
-                command_line, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT
-            )
+                command_line, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT,
+                start_new_session=True,  # a group of its own, as a terminal or systemd gives
+            )  # fmt: skip
         wait_for_health(self.url, self.process, self.log)
         return self
 
@@ -132,26 +133,46 @@ def test_a_killed_embedded_redis_is_started_again_on_the_same_data(serve):
     assert view.status_code == 200 and view.json()["version"] == 1
 
 
-def test_nothing_outlives_a_kill_9_of_claim_serve_and_a_restart_comes_up_at_once(serve):
-    server = serve()
-    game = requests.post(f"{server.url}/games", json={"players": 2}, timeout=10).json()
-    started = descendants(server.process.pid)
-    assert len(started) >= 5  # Redis, gunicorn and its workers, the RQ worker and its scheduler
-    os.kill(server.process.pid, signal.SIGKILL)
-    server.process.wait()
-    _until(lambda: not any(alive(pid) for pid in started), "its children to end", server.log)
-    again = serve(port=server.port)  # the same data, the same port: the first time
-    view = requests.get(f"{again.url}/games/{game['game_id']}", timeout=10)
-    assert view.status_code == 200
+KILLS = 20  # once in twelve, a worker's SIGTERM was lost and it lived on
 
 
-def test_sigterm_stops_everything_and_exits_0(serve):
+def test_nothing_outlives_a_kill_9_of_its_group_and_a_restart_comes_up_at_once(serve):
+    port, game = free_port(), None
+    for kill in range(1, KILLS + 1):
+        server = serve(port)  # the same data, the same port: the first time
+        if game is None:
+            game = requests.post(f"{server.url}/games", json={"players": 2}, timeout=10).json()
+        view = requests.get(f"{server.url}/games/{game['game_id']}", timeout=10)
+        assert view.status_code == 200
+        server.child("service.cli worker")
+        assert len(mentioning(str(server.data_dir))) >= 5  # Redis, gunicorn and its workers...
+        os.killpg(server.process.pid, signal.SIGKILL)
+        server.process.wait()
+        give_up = time.monotonic() + GIVE_UP
+        while left := [command(pid) for pid in mentioning(str(server.data_dir))]:
+            assert time.monotonic() < give_up, f"kill {kill}: {left} lived on"
+            time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    ("stop_signal", "to_group"),
+    [(signal.SIGTERM, False), (signal.SIGINT, True)],
+    ids=["sigterm", "ctrl-c-to-its-group"],
+)
+def test_a_stop_ends_everything_in_order_quietly_and_exits_0(serve, stop_signal, to_group):
     server = serve()
-    started = descendants(server.process.pid)
-    server.process.terminate()
+    worker = server.child("service.cli worker")
+    _until(lambda: descendants(worker), "RQ's scheduler", server.log)
+    if to_group:
+        os.killpg(server.process.pid, stop_signal)
+    else:
+        server.process.send_signal(stop_signal)
     assert server.process.wait(timeout=GIVE_UP) == 0
-    assert not any(alive(pid) for pid in started)
+    assert not mentioning(str(server.data_dir))
     assert not socket_of(server.data_dir).exists() or not EmbeddedRedis(server.data_dir).answers()
+    log = server.log.read_text()
+    assert "Traceback" not in log and "Logging error" not in log, log
+    assert "Scheduler stopping, releasing locks" in log  # the worker stopped before its Redis
 
 
 def _worker(data_dir: Path, *options: str) -> subprocess.CompletedProcess:

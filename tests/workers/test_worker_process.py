@@ -5,9 +5,11 @@ import time
 
 import pytest
 
+from service import games
 from service.domain import Settings
 from service.events import HUMAN, RUNNING, DecisionMade, SeatJoined, TurnTimedOut, fold
 from service.games import Change, changed, turns
+from service.games.jobs import ALIVE
 from tests.events.factories import FACTIONS, TOKEN_HASH, new_game, seats
 from tests.workers.conftest import kill
 
@@ -119,3 +121,30 @@ def test_deadlines_fire_on_a_real_worker_and_survive_its_kill(claim, store, star
             assert isinstance(decided.event, DecisionMade)
             assert decided.event.seat == timed_out.event.seat
             assert decided.event.timeout_policy == "ai:random"
+
+
+def _workers_alive(claim) -> int:
+    return games.readiness(claim).workers
+
+
+@pytest.mark.single_redis  # the heartbeats are on the queues' Redis, a single one
+def test_an_idle_worker_is_counted_alive_for_as_long_as_it_runs(claim, start_worker):
+    start_worker()
+    _wait_until(lambda: _workers_alive(claim) == 1, "the worker's first heartbeat")
+    seen = set()
+    until = time.monotonic() + 2 * ALIVE  # its first heartbeat has run out twice meanwhile
+    while time.monotonic() < until:
+        seen.add(_workers_alive(claim))
+        time.sleep(0.1)
+    assert seen == {1}
+
+
+@pytest.mark.single_redis
+def test_a_killed_worker_stops_being_counted_and_a_stopped_one_at_once(claim, start_worker):
+    killed, stopped = start_worker(), start_worker()
+    _wait_until(lambda: _workers_alive(claim) == 2, "both workers' heartbeats")
+    kill(killed)
+    _wait_until(lambda: _workers_alive(claim) == 1, "the killed worker's heartbeat to run out")
+    stopped.terminate()
+    assert stopped.wait(GIVE_UP) == 0
+    assert _workers_alive(claim) == 0
