@@ -56,7 +56,7 @@ def single_redis_url(tmp_path_factory) -> str:
         yield url
         return
     server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), fsync="everysec")
-    server.start()
+    server.start(preexec_fn=ending_with_this_process())  # even if pytest is killed
     yield server.url
     server.stop()
 
