@@ -12,6 +12,7 @@ from marshmallow import ValidationError, fields
 
 from service import games
 
+from .client_socket import client_connection
 from .fields import QueryFlag
 from .games import StreamQuerySchema, claim, event_stream, keepalive
 from .problems import Blueprint
@@ -86,6 +87,7 @@ def changes(args):
         request.remote_addr,
         args["max_seconds"],
         keepalive(),
+        connection=client_connection(),
     )
     return event_stream(server_sent(news))
 

@@ -23,6 +23,7 @@ from service.games import (
 )
 
 from .auth import bearer_required, bearer_token
+from .client_socket import client_connection
 from .fields import MAX_VERSION, Flag, QueryFlag, Text, WholeNumber
 from .lobby import LobbyPageSchema
 from .problems import Blueprint
@@ -284,7 +285,13 @@ def view(args, _conditional, game_id):
     `after` and `wait`, waits until the version is above `after` (a long-poll), then
     answers as usual."""
     seen = games.look(
-        claim(), game_id, bearer_token(), args.get("after"), args["wait"], request.remote_addr
+        claim(),
+        game_id,
+        bearer_token(),
+        args.get("after"),
+        args["wait"],
+        request.remote_addr,
+        client_connection(),
     )
     later = ("m" if seen.rematch else "") + (f"r{_digest(seen.ratings)}" if seen.ratings else "")
     etag = f"{seen.game.version}-{later}" if later else str(seen.game.version)
@@ -444,6 +451,7 @@ def stream(args, resume, game_id):
         int(known) if re.fullmatch(r"[0-9]{1,15}", known) else None,
         args["max_seconds"],
         keepalive(),
+        client_connection(),
     )
     return event_stream(server_sent(updates))
 
