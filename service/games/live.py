@@ -25,7 +25,7 @@ from typing import Protocol
 
 from service.events import Game, Heard, RatingChange, StoreError, WatchLease
 
-from .access import seat_opened, seat_or_public
+from .access import me, seat_opened, seat_or_public
 from .claim import Claim
 from .errors import TooManyWatches, use_case
 
@@ -205,6 +205,7 @@ def watch_changes(
     keepalive: float,
     lobby_every: float = LOBBY_EVERY,
     connection: Connection = STAYING,
+    token: str | None = None,
 ) -> Iterator[News]:
     """Which of the games `game_ids` change, and (with `lobby`) when the lobby does,
     until `seconds` pass or the client of `connection` left: first the version of each
@@ -212,8 +213,11 @@ def watch_changes(
     announced (a new version, or its view changed beside it: a rematch, ratings), the
     lobby at most once in `lobby_every` seconds (a change meanwhile told at their end),
     and a `KEEP_ALIVE` after each `keepalive` seconds without news. A game that does
-    not exist is told once it does. The address's lease is taken before the first news
-    is asked for."""
+    not exist is told once it does. Versions are public: `token`, if any, must be a
+    player's key (Unauthorized otherwise). The address's lease is taken before the
+    first news is asked for."""
+    if token is not None:
+        me(claim, token)
     lease = _take_lease(claim, address)  # given back when the news ends
     return _news(claim, game_ids, lobby, lease, seconds, keepalive, lobby_every, connection)
 

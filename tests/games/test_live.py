@@ -314,3 +314,13 @@ def test_a_stream_of_changes_ends_when_its_client_leaves_and_gives_its_lease_bac
     assert list(news) == []
     leaver.join()
     assert claim.watch_leases.held("a") == 0
+
+
+def test_a_stream_of_changes_with_a_token_takes_a_players_key_only(claim, table):
+    _, tokens = table
+    with pytest.raises(Unauthorized):
+        games.watch_changes(claim, [], True, "a", 60, 60, token=tokens[0])
+    _, key = games.register(claim, "Ann")
+    news = games.watch_changes(claim, [], True, "a", 60, 60, token=key)
+    assert next(news) == News(games.READY)
+    news.close()
