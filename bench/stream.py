@@ -3,6 +3,7 @@ reaches every one of them.
 
     .venv/bin/python bench/stream.py [--watchers 10000] [--changes 10000] [--seconds 10]
                                      [--workers 2] [--fanout 1x1000,1000x10] [--moves 30]
+                                     [--slots 20]
 
 Starts `claim serve` as bench/api.py does (REDIS_URL if set, else an embedded Redis;
 the rate limit and the per-address cap of live watchers raised, as every client here
@@ -23,6 +24,16 @@ comes from 127.0.0.1), then:
    streams; `--moves` moves posted one at a time, each to a game in turn; for each, the
    delay from posting it to each of its game's watchers reading its event: p50, p99,
    and p99 / max of the delay to a move's last watcher.
+3. Slots, on the fan-out's server: `--slots` live streams, then as many long-polls,
+   whose clients then close them; then as many streams of which one gunicorn worker
+   holds some, killed with `kill -9`. For each, when each slot (the address's lease,
+   `watch_leases.py`) came back after the client left or the worker died: p50 and max.
+
+Watchers are opened at most `OPENING` at a time, each counted open once the server
+answered it, as a crowd of clients arrives: a burst of thousands of connections at
+once overflows the server's listen queue (gunicorn's backlog, 2048), and the kernel
+resets the connections it could not take in time. A watcher that fails to open stops
+the bench, saying why.
 
 Targets (issue "Live connections by the thousand"): 10,000 idle watchers held with
 /healthz p99 and move p99 (8 clients) under 50 ms; change-to-every-watcher p99 under
@@ -38,8 +49,11 @@ import os
 import random
 import re
 import resource
+import signal
 import sys
 import time
+from collections.abc import Callable, Coroutine
+from functools import partial
 from pathlib import Path
 
 import redis
@@ -47,13 +61,16 @@ from api import Client, Sample, a_scripted_game, measure, percentile, serving
 from common import descendants
 from tqdm import tqdm
 
-from service.events import GameStore
+from service.events import GameStore, WatchLeases, utc_now
 
 IDLE_GAMES = 100
 CHANGES_GAMES = 10  # games each idle stream of changes watches
 LONG_POLL = 60  # seconds a long-poll waits
 EVENT_ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
 SETTINGS = {"CLAIM_WATCH_CAP": "1000000"}
+OPENING = 500  # watchers being opened at once, at most
+ADDRESS = "127.0.0.1"  # every client's address, whose leases part 3 counts
+SLOTS_PATIENCE = 120  # seconds part 3 waits for slots to come back before it gives up
 
 
 def allow_open_files() -> None:
@@ -115,23 +132,63 @@ async def changes(port: int, game_ids: list[str], lobby: bool, opened: asyncio.Q
 
 
 async def long_poll(port: int, game_id: str, version: int, opened: asyncio.Queue) -> None:
-    """Long-polls of `game_id` one after the other, on one connection."""
+    """Long-polls of `game_id` one after the other, on one connection, once a first
+    look at it (without a wait) was answered on it: the server took the connection."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    look = f"GET /games/{game_id} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
     path = f"/games/{game_id}?after={version}&wait={LONG_POLL}"
     request = f"GET {path} HTTP/1.1\r\nHost: bench\r\n\r\n".encode()
-    first = True
     try:
+        writer.write(look)
+        await _answer(reader)
+        opened.put_nowait(1)
         while True:
             writer.write(request)
             await writer.drain()
-            if first:  # the request is in: the server holds it from here
-                first = False
-                opened.put_nowait(1)
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = int(re.search(rb"Content-Length: (\d+)", head)[1])
-            await reader.readexactly(length)
+            await _answer(reader)
     finally:
         writer.close()
+
+
+async def _answer(reader: asyncio.StreamReader) -> None:
+    """Read one answer with a Content-Length."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    await reader.readexactly(int(re.search(rb"Content-Length: (\d+)", head)[1]))
+
+
+Watcher = Callable[[asyncio.Queue], Coroutine]  # a watcher, given the queue it tells once open
+
+
+async def open_all(watchers: list[Watcher], progress=None) -> list[asyncio.Task]:
+    """Start `watchers`, at most `OPENING` opening at once; their tasks once every one is
+    open (`progress(1)` as each is). One that fails to open raises its error."""
+    opened, failed, tasks = asyncio.Queue(), [], []
+
+    def note(task: asyncio.Task) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            failed.append(task.exception())
+
+    async def one_opened() -> None:
+        while not failed:
+            try:
+                await asyncio.wait_for(opened.get(), 0.1)
+            except TimeoutError:
+                continue
+            if progress is not None:
+                progress(1)
+            return
+        raise failed[0]
+
+    counted = 0  # the watchers counted open
+    for watcher in watchers:
+        while len(tasks) - counted >= OPENING:
+            await one_opened()
+            counted += 1
+        tasks.append(asyncio.create_task(watcher(opened)))
+        tasks[-1].add_done_callback(note)
+    for _ in range(len(tasks) - counted):
+        await one_opened()
+    return tasks
 
 
 def hold_idle(port: int, games: list[tuple[str, int]], kind: str, count: int, ready, stop):
@@ -140,27 +197,17 @@ def hold_idle(port: int, games: list[tuple[str, int]], kind: str, count: int, re
     the lobby: `+lobby`)."""
     allow_open_files()
 
+    def watcher(n: int) -> Watcher:
+        game_id, version = games[n % len(games)]
+        if kind != "watchers":
+            watched = [games[(n + k) % len(games)][0] for k in range(CHANGES_GAMES)]
+            return partial(changes, port, watched, kind == "+lobby")
+        return (
+            partial(long_poll, port, game_id, version) if n % 2 else partial(stream, port, game_id)
+        )
+
     async def main():
-        opened = asyncio.Queue()
-        tasks = []
-        for n in range(count):
-            game_id, version = games[n % len(games)]
-            if kind != "watchers":
-                watched = [games[(n + k) % len(games)][0] for k in range(CHANGES_GAMES)]
-                lobby = kind == "+lobby"
-                tasks.append(asyncio.create_task(changes(port, watched, lobby, opened)))
-            elif n % 2:
-                tasks.append(asyncio.create_task(long_poll(port, game_id, version, opened)))
-            else:
-                tasks.append(asyncio.create_task(stream(port, game_id, opened)))
-            if n % 200 == 199:
-                await asyncio.sleep(0.05)  # let the server accept as they come
-        for _ in range(count):
-            while opened.empty():  # a watcher that failed to open says why
-                if failed := [task for task in tasks if task.done() and task.exception()]:
-                    raise failed[0].exception()
-                await asyncio.sleep(0.1)
-            opened.get_nowait()
+        tasks = await open_all([watcher(n) for n in range(count)])
         ready.set()
         while not stop.is_set():
             await asyncio.sleep(0.2)
@@ -268,15 +315,12 @@ def fanout(server, games: int, watchers: int, moves: int) -> str:
         heard.setdefault((game_id, version), []).append(at)
 
     async def main():
-        opened = asyncio.Queue()
-        tasks = []
-        for n in range(games * watchers):
-            game_id = tables[n % games][0]
-            tasks.append(asyncio.create_task(stream(server.port, game_id, opened, note)))
-            if n % 200 == 199:
-                await asyncio.sleep(0.05)
-        for _ in tqdm(range(games * watchers), desc="opening", leave=False):
-            await opened.get()
+        every = [
+            partial(stream, server.port, tables[n % games][0], heard=note)
+            for n in range(games * watchers)
+        ]
+        with tqdm(total=len(every), desc="opening", leave=False) as bar:
+            tasks = await open_all(every, bar.update)
         for n in tqdm(range(moves), desc="moves", leave=False):
             game_id, tokens, version, script = tables[n % games]
             seat, move = script.pop(0)
@@ -306,6 +350,99 @@ def fanout(server, games: int, watchers: int, moves: int) -> str:
     )
 
 
+def slots(server, count: int) -> list[str]:
+    """Part 3: when each slot came back after its client left (`count` streams, then
+    `count` long-polls), and after a worker holding some of `count` streams was killed."""
+    connection = redis.Redis.from_url(server.redis_url)
+    leases = WatchLeases(connection, server.prefix, utc_now)
+    store = GameStore(connection, server.prefix)
+    game_id, _, version, _ = a_scripted_game(Client(server.port), store, random.Random(3))
+    asyncio.run(_until_held(leases, 0))  # the fan-out's watchers are gone
+    streams = [partial(stream, server.port, game_id)] * count
+    long_polls = [partial(long_poll, server.port, game_id, version)] * count
+    rows = [
+        ("client closed", "stream", asyncio.run(_after_leaving(leases, streams))),
+        ("client closed", "long-poll", asyncio.run(_after_leaving(leases, long_polls))),
+        ("worker killed", "stream", asyncio.run(_after_killing(server, leases, streams))),
+    ]
+    connection.close()
+    lines = [f"{'after':<14} {'kind':<10} {'slots':>5} {'p50 ms':>8} {'max ms':>8}"]
+    for event, kind, seconds in rows:
+        p50, most = percentile(seconds, 0.5), percentile(seconds, 1.0)
+        lines.append(f"{event:<14} {kind:<10} {len(seconds):>5} {p50:>8.0f} {most:>8.0f}")
+    return lines
+
+
+async def _after_leaving(leases: WatchLeases, watchers: list[Watcher]) -> list[float]:
+    """Open `watchers`, then close them all: the seconds until each slot came back."""
+    tasks = await open_all(watchers)
+    await _until_held(leases, len(tasks))  # each holds its slot
+    left = time.monotonic()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)  # their connections closed
+    return await _returned(leases, len(tasks), len(tasks), left)
+
+
+async def _after_killing(server, leases: WatchLeases, watchers: list[Watcher]) -> list[float]:
+    """Open `watchers`, then `kill -9` the gunicorn worker with the most connections:
+    the seconds until each slot of its watchers came back."""
+    tasks = await open_all(watchers)
+    await _until_held(leases, len(tasks))
+    worker = max(gunicorn_workers(server.pid), key=_sockets)
+    os.kill(worker, signal.SIGKILL)
+    killed = time.monotonic()
+    await asyncio.sleep(1)  # its clients see their connections end
+    ended = sum(task.done() for task in tasks)
+    try:
+        return await _returned(leases, len(tasks), ended, killed)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def _until_held(leases: WatchLeases, count: int) -> None:
+    """Wait until the address holds `count` leases."""
+    give_up = time.monotonic() + SLOTS_PATIENCE
+    while (held := leases.held(ADDRESS)) != count:
+        if time.monotonic() > give_up:
+            raise SystemExit(f"{held} slots held, not {count}")
+        await asyncio.sleep(0.002)
+
+
+async def _returned(leases: WatchLeases, held: int, count: int, since: float) -> list[float]:
+    """Wait until the address holds `count` fewer than `held` leases, looking every 2 ms:
+    the seconds from `since` at which each came back."""
+    back, give_up = [], since + SLOTS_PATIENCE
+    while (now_held := leases.held(ADDRESS)) > held - count:
+        if time.monotonic() > give_up:
+            raise SystemExit(f"{now_held} slots still held, {held - count} expected")
+        await asyncio.sleep(0.002)
+        back += [time.monotonic() - since] * (held - now_held - len(back))
+    return back + [time.monotonic() - since] * (count - len(back))
+
+
+def gunicorn_workers(serve_pid: int) -> list[int]:
+    """The gunicorn workers under `claim serve`: gunicorn processes whose parent is one."""
+    parents = {}
+    for pid in descendants(serve_pid):
+        try:
+            if b"gunicorn" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                parents[pid] = int(
+                    Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+                )
+        except OSError:
+            continue
+    return [pid for pid, parent in parents.items() if parent in parents]
+
+
+def _sockets(pid: int) -> int:
+    """How many sockets `pid` has open."""
+    fds = Path(f"/proc/{pid}/fd")
+    return sum(os.readlink(fd).startswith("socket:") for fd in fds.iterdir())
+
+
 def _post(port: int, game_id: str, token: str, move: str, version: int) -> None:
     body = {"move": move, "expected_version": version}
     headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": f"{game_id}-{version}"}
@@ -325,6 +462,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="claim serve --workers")
     parser.add_argument("--fanout", default="1x1000,1000x10", help="GAMESxWATCHERS, ...")
     parser.add_argument("--moves", type=int, default=30, help="moves of each fan-out")
+    parser.add_argument("--slots", type=int, default=20, help="watchers of part 3 (0: none)")
     args = parser.parse_args()
     allow_open_files()
     connections = max(args.watchers, args.changes) + 2048
@@ -340,6 +478,7 @@ def main() -> None:
         for shape in args.fanout.split(","):
             games, watchers = (int(n) for n in shape.split("x"))
             rows.append(fanout(server, games, watchers, args.moves))
+        slot_lines = slots(server, args.slots) if args.slots else []
     print(
         f"claim serve --workers {args.workers} --connections {connections}, {os.cpu_count()}"
         " CPUs (the clients' included)"
@@ -351,6 +490,12 @@ def main() -> None:
         f" {'last max':>11} {'missing':>7}"
     )
     print("\n".join(rows))
+    if slot_lines:
+        print(
+            f"\nslots: from a client closing its watcher (or its worker killed with kill -9)"
+            f" to its slot coming back, {args.slots} watchers each"
+        )
+        print("\n".join(slot_lines))
     print(
         "targets: 10,000 idle watchers with /healthz and move p99 < 50 ms (8 clients);"
         " change to every watcher p99 < 100 ms"

@@ -12,9 +12,12 @@ from marshmallow import ValidationError, fields
 
 from service import games
 
+from .auth import bearer_token
+from .client_socket import client_connection
 from .fields import QueryFlag
-from .games import StreamQuerySchema, claim, event_stream, keepalive
+from .games import BEARER, StreamQuerySchema, claim, event_stream, keepalive
 from .problems import Blueprint
+from .sites import REFUSED, refuse_other_sites
 
 blp = Blueprint("changes", __name__, url_prefix="/changes", description="Which games changed, live")
 MAX_GAMES = 50  # games one stream of changes watches at most
@@ -47,7 +50,9 @@ class ChangesQuerySchema(StreamQuerySchema):
 @blp.route("", methods=["GET"])
 @blp.arguments(ChangesQuerySchema, location="query")
 @blp.response(200, content_type="text/event-stream")
+@blp.alt_response(403, **REFUSED)
 @blp.doc(
+    security=[{}, *BEARER],
     responses={
         200: {
             "description": "Server-Sent Events: first a `game` event for each game listed"
@@ -77,8 +82,10 @@ def changes(args):
     """Which of the games listed change, and the lobby (Server-Sent Events).
 
     Their versions now, then each game's new versions as they come, until
-    `max_seconds`. Versions are public: no credential. When told, read the game's view
+    `max_seconds`. Versions are public: no credential, but another site's page may not
+    open one without a player key (403). When told, read the game's view
     (`GET /games/{id}`) or the lobby: one stream serves every game a client shows."""
+    refuse_other_sites(claim().config.public_url)
     news = games.watch_changes(
         claim(),
         args["games"],
@@ -86,6 +93,8 @@ def changes(args):
         request.remote_addr,
         args["max_seconds"],
         keepalive(),
+        connection=client_connection(),
+        token=bearer_token(),
     )
     return event_stream(server_sent(news))
 

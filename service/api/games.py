@@ -23,9 +23,11 @@ from service.games import (
 )
 
 from .auth import bearer_required, bearer_token
+from .client_socket import client_connection
 from .fields import MAX_VERSION, Flag, Name, QueryFlag, QueryInteger, QueryNumber, Text, WholeNumber
 from .lobby import LobbyPageSchema
 from .problems import Blueprint
+from .sites import REFUSED, refuse_other_sites
 from .view import GameViewSchema, game_view, json_response, view_json
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Create, join and play games")
@@ -273,15 +275,24 @@ class ConditionalSchema(Schema):
 @blp.arguments(ConditionalSchema, location="headers")
 @blp.response(200, GameViewSchema, headers=ETAG)
 @blp.alt_response(304, description="Not modified: still the view of If-None-Match", headers=ETAG)
+@blp.alt_response(403, **REFUSED)
 @blp.doc(security=[{}, *BEARER])
 def view(args, _conditional, game_id):
     """The game as the caller may see it: public, or a seat's with its token.
 
     `ETag` is the version (and what came after the end: a rematch, the ratings). With
     `after` and `wait`, waits until the version is above `after` (a long-poll), then
-    answers as usual."""
+    answers as usual; another site's page may not wait without a token (403)."""
+    if args["wait"] > 0:
+        refuse_other_sites(claim().config.public_url)
     seen = games.look(
-        claim(), game_id, bearer_token(), args.get("after"), args["wait"], request.remote_addr
+        claim(),
+        game_id,
+        bearer_token(),
+        args.get("after"),
+        args["wait"],
+        request.remote_addr,
+        client_connection(),
     )
     later = ("m" if seen.rematch else "") + (f"r{_digest(seen.ratings)}" if seen.ratings else "")
     etag = f"{seen.game.version}-{later}" if later else str(seen.game.version)
@@ -405,6 +416,7 @@ class ResumeSchema(Schema):
 @blp.arguments(StreamQuerySchema, location="query")
 @blp.arguments(ResumeSchema, location="headers")
 @blp.response(200, content_type="text/event-stream")
+@blp.alt_response(403, **REFUSED)
 @blp.doc(
     security=[{}, *BEARER],
     responses={
@@ -431,7 +443,9 @@ class ResumeSchema(Schema):
 def stream(args, resume, game_id):
     """The caller's view now, then at each new version (Server-Sent Events), until the
     game ends; `Last-Event-ID` resumes after that version: every version after it, in
-    order, or a `snapshot` event of the game now if it is too far behind."""
+    order, or a `snapshot` event of the game now if it is too far behind. Another
+    site's page may not open one without a token (403)."""
+    refuse_other_sites(claim().config.public_url)
     known = resume.get("last_event_id", "")
     updates = games.watch(
         claim(),
@@ -441,6 +455,7 @@ def stream(args, resume, game_id):
         int(known) if re.fullmatch(r"[0-9]{1,15}", known) else None,
         args["max_seconds"],
         keepalive(),
+        client_connection(),
     )
     return event_stream(server_sent(updates))
 

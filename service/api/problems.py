@@ -48,6 +48,7 @@ KINDS = {
         Kind("wrong-invite", 403, "The invite code is wrong"),
         Kind("wrong-token", 403, "The token does not open that seat"),
         Kind("not-your-turn", 403, "It is not this seat's turn"),
+        Kind("cross-site-watch", 403, "Another site's page may not watch games here"),
         Kind("unknown-game", 404, "No such game"),
         Kind("unknown-step", 404, "The game has no such step"),
         Kind("unknown-player", 404, "No such player"),

@@ -109,7 +109,7 @@ from .request_counts import RequestCounts
 from .sign_ins import SignIns
 from .store import GAME_ID, Appended, GameStore, utc_now
 from .timers import Timers
-from .watch_leases import WatchLeases
+from .watch_leases import WatchLease, WatchLeases
 from .watchers import Heard, NewsWaiter, Waiter, Watchers
 
 __all__ = [
@@ -192,6 +192,7 @@ __all__ = [
     "UnknownPlayer",
     "UnknownVersion",
     "Waiter",
+    "WatchLease",
     "WatchLeases",
     "Watchers",
     "ai_entity",

@@ -67,6 +67,11 @@ class Waiter:
         """The listener's news of the game: wake."""
         self._woken.set()
 
+    def wake(self) -> None:
+        """Wake without news: the one waiting has something else to look at (its
+        client may have left)."""
+        self._woken.set()
+
     def game(self, version: int | None = None) -> Game:
         """The game at `version` (default: the newest announced, else the last),
         folded once for every waiter of this process. A waiter may be woken by news
@@ -151,6 +156,11 @@ class NewsWaiter:
         with self._lock:
             known = self._games.get(game_id, Heard(0))
             self._games[game_id] = None if None in (heard, known) else max(known, heard)
+        self._woken.set()
+
+    def wake(self) -> None:
+        """Wake without news: the one waiting has something else to look at (its
+        client may have left)."""
         self._woken.set()
 
     def tell_lobby(self) -> None:

@@ -92,15 +92,17 @@ class Claim:
             request_counts=RequestCounts(client, prefix),
             sign_ins=SignIns(client, prefix),
             watchers=Watchers(client, prefix, store),
-            watch_leases=WatchLeases(client, prefix),
+            watch_leases=WatchLeases(client, prefix, clock),
             jobs=Jobs(queues(config, client), prefix) if jobs else None,
             allowlist=Allowlist.parse(config.webhook_allow),
             clock=clock,
         )
 
     def close(self) -> None:
-        """Stop what runs in the background of this process (the watchers' listener)."""
+        """Stop what runs in the background of this process (the watchers' listener,
+        the renewer of its watch leases)."""
         self.watchers.close()
+        self.watch_leases.close()
 
     def timers(self, kind: str) -> Timers:
         """The timers of `kind`: `deadlines` or `reminders`."""

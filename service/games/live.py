@@ -5,7 +5,8 @@ games changed, and the lobby (`watch_changes`), for a client that reads them its
 Long-polls and streams wait on the process's watchers (`service.events.watchers`):
 while idle they cost no Redis connection and no thread of their own. Each holds a
 lease on its client address while it is open, and an address holds at most
-`Config.watch_cap` of them (`TooManyWatches`).
+`Config.watch_cap` of them (`TooManyWatches`); each ends as soon as its `Connection`
+tells that its client left, giving its lease back.
 
 A long-poll answers a version above `after`: a finished game's rematch or ratings,
 which come after its last version, change what its view shows (and its ETag) but not
@@ -17,12 +18,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
-from service.events import Game, Heard, RatingChange, StoreError
+from service.events import Game, Heard, RatingChange, StoreError, WatchLease
 
-from .access import seat_opened, seat_or_public
+from .access import me, seat_opened, seat_or_public
 from .claim import Claim
 from .errors import TooManyWatches, use_case
 
@@ -31,6 +34,31 @@ MAX_RESUME = 100  # versions a resumed stream sends one by one; further behind: 
 VIEW, SNAPSHOT = "view", "snapshot"
 GAME, LOBBY, READY, KEEP_ALIVE = "game", "lobby", "ready", "keep-alive"  # kinds of News
 LOBBY_EVERY = 2.0  # seconds at least between two lobby news of one stream of changes
+
+
+class Connection(Protocol):
+    """The connection a long-poll or stream answers on, as far as it can tell that its
+    client left."""
+
+    @property
+    def left(self) -> bool:
+        """Whether its client has left."""
+
+    def on_leaving(self, wake: Callable[[], None]) -> AbstractContextManager[None]:
+        """For the block: `wake()` (from any thread) once its client may have left."""
+
+
+class Staying:
+    """A connection that cannot tell (no socket to look at): its client never leaves."""
+
+    left = False
+
+    @contextmanager
+    def on_leaving(self, wake: Callable[[], None]) -> Iterator[None]:
+        yield
+
+
+STAYING = Staying()
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,23 +81,29 @@ def look(
     after: int | None = None,
     wait: float = 0,
     address: str = "",
+    connection: Connection = STAYING,
 ) -> Seen:
     """The game, and the seat `token` opens (None: no token; Unauthorized if it opens
     none). With `after` and `wait`: once its version is above `after`, waiting up to
-    `wait` seconds for it (a long-poll from `address`)."""
+    `wait` seconds for it, or until the client of `connection` left (a long-poll from
+    `address`)."""
     game = claim.store.load(game_id)
     seat = seat_or_public(claim, game, token)
     if after is not None and game.version <= after and wait > 0:
-        lease = _take_lease(claim, address, wait)
+        lease = _take_lease(claim, address)
         try:
-            with claim.watchers.watching(game_id) as waiter:
+            with claim.watchers.watching(game_id) as waiter, connection.on_leaving(waiter.wake):
                 game = claim.store.load(game_id)  # registered first: nothing is missed
                 deadline = time.monotonic() + wait
-                while game.version <= after and (left := deadline - time.monotonic()) > 0:
+                while (
+                    game.version <= after
+                    and not connection.left
+                    and (left := deadline - time.monotonic()) > 0
+                ):
                     if waiter.wait(left):
                         game = waiter.game()
         finally:
-            _give_back(claim, address, lease)
+            _give_back(claim, lease)
     if game.ending is None:
         return Seen(game, seat, None)
     ratings = claim.ratings.changes(game.id) if game.creation.rated else None
@@ -103,10 +137,12 @@ def watch(
     resume_after: int | None,
     seconds: float,
     keepalive: float,
+    connection: Connection = STAYING,
 ) -> Iterator[Update]:
     """The game as the seat `token` opens sees it (None: the public), now and then at
-    each new version, in order and each once, until it ends or `seconds` pass; an
-    `Update` without a game after each `keepalive` seconds without one.
+    each new version, in order and each once, until it ends, `seconds` pass or the
+    client of `connection` left; an `Update` without a game after each `keepalive`
+    seconds without one.
 
     `resume_after`: the version the caller saw last (SSE's `Last-Event-ID`): every
     version after it is sent, or a snapshot if it is more than `MAX_RESUME` behind
@@ -114,13 +150,15 @@ def watch(
     taken, before the first update is asked for."""
     game = claim.store.load(game_id)
     seat = seat_or_public(claim, game, token)
-    lease = _take_lease(claim, address, seconds)  # given back when the updates end
-    return _updates(claim, game_id, seat, (address, lease), resume_after, seconds, keepalive)
+    lease = _take_lease(claim, address)  # given back when the updates end
+    return _updates(claim, game_id, seat, lease, resume_after, seconds, keepalive, connection)
 
 
-def _updates(claim, game_id, seat, lease, resume_after, seconds, keepalive) -> Iterator[Update]:
+def _updates(
+    claim, game_id, seat, lease, resume_after, seconds, keepalive, connection
+) -> Iterator[Update]:
     try:
-        with claim.watchers.watching(game_id) as waiter:
+        with claim.watchers.watching(game_id) as waiter, connection.on_leaving(waiter.wake):
             game = claim.store.load(game_id)  # registered first: nothing is missed
             if resume_after is None or not 0 <= game.version - resume_after <= MAX_RESUME:
                 yield Update(game, seat, VIEW if resume_after is None else SNAPSHOT)
@@ -133,7 +171,7 @@ def _updates(claim, game_id, seat, lease, resume_after, seconds, keepalive) -> I
                     yield Update(waiter.game(version), seat)
                 known = game.version
                 left = until - time.monotonic()
-                if game.ending is not None or left <= 0:
+                if game.ending is not None or left <= 0 or connection.left:
                     return
                 if waiter.wait(min(keepalive, left)):
                     newer = waiter.game()
@@ -143,7 +181,7 @@ def _updates(claim, game_id, seat, lease, resume_after, seconds, keepalive) -> I
     except StoreError as error:  # the stream ends; the client resumes from its last id
         log.warning("game %s: a live stream ended: %s", game_id, error)
     finally:
-        _give_back(claim, *lease)
+        _give_back(claim, lease)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,21 +204,32 @@ def watch_changes(
     seconds: float,
     keepalive: float,
     lobby_every: float = LOBBY_EVERY,
+    connection: Connection = STAYING,
+    token: str | None = None,
 ) -> Iterator[News]:
     """Which of the games `game_ids` change, and (with `lobby`) when the lobby does,
-    until `seconds` pass: first the version of each game that exists, then `READY`;
-    then a game's newest version whenever it is announced (a new version, or its view
-    changed beside it: a rematch, ratings), the lobby at most once in `lobby_every`
-    seconds (a change meanwhile told at their end), and a `KEEP_ALIVE` after each
-    `keepalive` seconds without news. A game that does not exist is told once it
-    does. The address's lease is taken before the first news is asked for."""
-    lease = _take_lease(claim, address, seconds)  # given back when the news ends
-    return _news(claim, game_ids, lobby, (address, lease), seconds, keepalive, lobby_every)
+    until `seconds` pass or the client of `connection` left: first the version of each
+    game that exists, then `READY`; then a game's newest version whenever it is
+    announced (a new version, or its view changed beside it: a rematch, ratings), the
+    lobby at most once in `lobby_every` seconds (a change meanwhile told at their end),
+    and a `KEEP_ALIVE` after each `keepalive` seconds without news. A game that does
+    not exist is told once it does. Versions are public: `token`, if any, must be a
+    player's key (Unauthorized otherwise). The address's lease is taken before the
+    first news is asked for."""
+    if token is not None:
+        me(claim, token)
+    lease = _take_lease(claim, address)  # given back when the news ends
+    return _news(claim, game_ids, lobby, lease, seconds, keepalive, lobby_every, connection)
 
 
-def _news(claim, game_ids, lobby, lease, seconds, keepalive, lobby_every) -> Iterator[News]:
+def _news(
+    claim, game_ids, lobby, lease, seconds, keepalive, lobby_every, connection
+) -> Iterator[News]:
     try:
-        with claim.watchers.watching_many(game_ids, lobby) as waiter:
+        with (
+            claim.watchers.watching_many(game_ids, lobby) as waiter,
+            connection.on_leaving(waiter.wake),
+        ):
             announced: dict[str, Heard | None] = dict.fromkeys(game_ids)  # None: look
             told: dict[str, int] = {}  # the version last told of each game
             news = [News(READY)]  # once the games' first versions are told
@@ -198,7 +247,7 @@ def _news(claim, game_ids, lobby, lease, seconds, keepalive, lobby_every) -> Ite
                     yield from news
                     news, quiet_since = [], now
                 left = until - now
-                if left <= 0:
+                if left <= 0 or connection.left:
                     return
                 timeout = min(quiet_since + keepalive - now, left)
                 if waiter.lobby_changed:  # held back until `lobby_next`
@@ -208,7 +257,7 @@ def _news(claim, game_ids, lobby, lease, seconds, keepalive, lobby_every) -> Ite
     except StoreError as error:  # the stream ends; its client comes back and looks again
         log.warning("a stream of changes ended: %s", error)
     finally:
-        _give_back(claim, *lease)
+        _give_back(claim, lease)
 
 
 def _versions(claim: Claim, announced: dict[str, Heard | None], told: dict[str, int]) -> list[News]:
@@ -227,17 +276,17 @@ def _versions(claim: Claim, announced: dict[str, Heard | None], told: dict[str, 
     return news
 
 
-def _take_lease(claim: Claim, address: str, seconds: float) -> str:
-    """A lease on `address` for a long-poll or stream of `seconds` at most."""
+def _take_lease(claim: Claim, address: str) -> WatchLease:
+    """A lease on `address` for a long-poll or stream, held until given back."""
     cap = claim.config.watch_cap
-    lease = claim.watch_leases.take(address, cap, claim.clock().timestamp(), seconds)
+    lease = claim.watch_leases.take(address, cap)
     if lease is None:
         raise TooManyWatches(f"more than {cap} live streams and long-polls from one address")
     return lease
 
 
-def _give_back(claim: Claim, address: str, lease: str) -> None:
+def _give_back(claim: Claim, lease: WatchLease) -> None:
     try:
-        claim.watch_leases.give_back(address, lease)
+        claim.watch_leases.give_back(lease)
     except StoreError:  # it ends by itself
-        log.warning("a watch lease of %s was not given back", address)
+        log.warning("a watch lease of %s was not given back", lease.address)

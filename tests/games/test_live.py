@@ -3,6 +3,7 @@
 
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 
 import pytest
@@ -259,3 +260,67 @@ def test_a_long_poll_at_a_finished_games_version_is_not_answered_by_its_rematch(
     poll.join()
     [answer] = answers
     assert (answer.game.version, answer.rematch) == (over.version, claim.rematches.of(over.id))
+
+
+class Leaving:
+    """A connection whose client leaves when the test says (`leave`)."""
+
+    def __init__(self):
+        self.left = False
+        self._wake = None
+
+    @contextmanager
+    def on_leaving(self, wake):
+        self._wake = wake
+        yield
+        self._wake = None
+
+    def leave(self):
+        self.left = True
+        if self._wake is not None:  # else it looks before it waits
+            self._wake()
+
+
+def test_a_long_poll_ends_when_its_client_leaves_and_gives_its_lease_back(claim, table):
+    game, _ = table
+    connection = Leaving()
+    leaver = _later(claim, connection.leave)
+    seen = games.look(
+        claim, game.id, None, game.version, wait=60, address="a", connection=connection
+    )
+    leaver.join()
+    assert seen.game.version == game.version
+    assert claim.watch_leases.held("a") == 0
+
+
+def test_a_stream_ends_when_its_client_leaves_and_gives_its_lease_back(claim, table):
+    game, _ = table
+    connection = Leaving()
+    updates = games.watch(claim, game.id, None, "a", None, 60, 60, connection)
+    assert next(updates).game.version == game.version
+    leaver = _later(claim, connection.leave)
+    assert list(updates) == []  # no keep-alive: it ended
+    leaver.join()
+    assert claim.watch_leases.held("a") == 0
+
+
+def test_a_stream_of_changes_ends_when_its_client_leaves_and_gives_its_lease_back(claim, table):
+    game, _ = table
+    connection = Leaving()
+    assert claim.watchers.ready(READY)
+    news = games.watch_changes(claim, [game.id], False, "a", 60, 60, connection=connection)
+    _news(news, lambda item: item.kind == games.READY)
+    leaver = _later(claim, connection.leave)
+    assert list(news) == []
+    leaver.join()
+    assert claim.watch_leases.held("a") == 0
+
+
+def test_a_stream_of_changes_with_a_token_takes_a_players_key_only(claim, table):
+    _, tokens = table
+    with pytest.raises(Unauthorized):
+        games.watch_changes(claim, [], True, "a", 60, 60, token=tokens[0])
+    _, key = games.register(claim, "Ann")
+    news = games.watch_changes(claim, [], True, "a", 60, 60, token=key)
+    assert next(news) == News(games.READY)
+    news.close()
