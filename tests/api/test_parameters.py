@@ -19,9 +19,11 @@ from service.api import create_app
 from tests.api.factories import a_table, created
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi.yaml"
-# Headers of HTTP and WSGI themselves, read by Flask and werkzeug, and the bearer token
-# (the contract's security scheme).
+# Headers of HTTP and WSGI themselves, read by Flask and werkzeug, the bearer token (the
+# contract's security scheme), and those a browser sets itself, which no page can (read
+# to refuse another site's watches: the stream endpoints' 403 says so).
 OF_HTTP = {"authorization", "content-type", "content-length", "transfer-encoding", "host"}
+OF_HTTP |= {"origin", "sec-fetch-site"}
 
 
 def _noting(kind: str, name) -> None:
