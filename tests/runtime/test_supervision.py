@@ -71,10 +71,12 @@ def serve(tmp_path):
 
 
 def _until(condition, what: str, log: Path):
+    """Wait until `condition()` answers something true, and answer it."""
     give_up = time.monotonic() + GIVE_UP
-    while not condition():
+    while not (answer := condition()):
         assert time.monotonic() < give_up, f"gave up waiting for {what}:\n{log.read_text()}"
         time.sleep(0.05)
+    return answer
 
 
 def _health(url: str) -> int:
@@ -87,8 +89,8 @@ def _health(url: str) -> int:
 def test_a_killed_worker_is_started_again_and_the_api_answers_throughout(serve):
     server = serve()
     worker = server.child("service.cli worker")
-    forked = descendants(worker)  # RQ's scheduler
-    assert forked
+    # RQ's scheduler, forked once the worker is up (waited for: a loaded machine is slow)
+    forked = _until(lambda: descendants(worker), "the worker's scheduler", server.log)
     os.kill(worker, signal.SIGKILL)
     statuses = []
     give_up = time.monotonic() + GIVE_UP
