@@ -28,7 +28,7 @@ from .fields import MAX_VERSION, Flag, Name, QueryFlag, QueryInteger, QueryNumbe
 from .lobby import LobbyPageSchema
 from .problems import Blueprint
 from .sites import REFUSED, refuse_other_sites
-from .view import GameViewSchema, game_view, json_response, view_json
+from .view import GameViewSchema, HeadSchema, game_view, head_body, json_response, view_json
 
 blp = Blueprint("games", __name__, url_prefix="/games", description="Create, join and play games")
 BEARER = [{"bearer": []}]
@@ -128,6 +128,7 @@ class InviteSchema(Schema):
 class CreatedSchema(Schema):
     game_id = fields.String()
     version = fields.Integer()
+    head = fields.Nested(HeadSchema)
     status = fields.String()
     commitment = fields.String(metadata={"description": "sha256(salt || deck), hex"})
     invites = fields.List(fields.Nested(InviteSchema))
@@ -200,6 +201,7 @@ class IdempotencySchema(Schema):
 
 class MovedSchema(Schema):
     version = fields.Integer()
+    head = fields.Nested(HeadSchema)
     view = fields.Nested(GameViewSchema)
 
 
@@ -215,6 +217,7 @@ def create(args):
     body = {
         "game_id": game.id,
         "version": game.version,
+        "head": head_body(game),
         "status": game.status,
         "commitment": game.creation.commitment,
         "invites": [{"seat": seat, "invite": code} for seat, code in created.invites.items()],
@@ -365,7 +368,8 @@ def come_back(game_id, seat):
 
 def _moved(moved: games.Moved) -> Response:
     """The answer to a change a seat made: the game's new version with its view."""
-    body = {"version": moved.game.version, "view": game_view(moved.game, moved.seat)}
+    game = moved.game
+    body = {"version": game.version, "head": head_body(game), "view": game_view(game, moved.seat)}
     return json_response(body, 201)
 
 

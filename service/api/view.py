@@ -69,6 +69,7 @@ def game_view(
         "game_id": game.id,
         "status": game.status,
         "version": game.version,
+        "head": head_body(game),
         "decisions": game.decisions,
         "players": game.settings.players,
         "factions": [faction.code for faction in game.settings.factions],
@@ -102,6 +103,13 @@ def game_view(
         "ratings": None if ratings is None else [rating_change(c) for c in ratings],
         "ending": ending_body(game),
     }
+
+
+def head_body(game: Game) -> dict:
+    """The game's head: its version and the hash of its log up to it (docs/design.md,
+    Events: the hash chain)."""
+    version, chain = game.head
+    return {"version": version, "hash": chain}
 
 
 def view_json(game: Game, seat: int | None) -> bytes:
@@ -325,6 +333,16 @@ class RatingChangeSchema(Schema):
     )
 
 
+class HeadSchema(Schema):
+    """What a client may keep of a game it saw: a later export of the game must chain
+    to it (`claim verify-export`)."""
+
+    version = fields.Integer()
+    hash = fields.String(
+        metadata={"description": "sha256 (hex) of the game's log up to `version`, chained"}
+    )
+
+
 class GameViewSchema(Schema):
     """A game as the caller may see it: `you` with a seat token, `table` once dealt,
     `revealed` and `result` once over."""
@@ -332,6 +350,7 @@ class GameViewSchema(Schema):
     game_id = fields.String()
     status = fields.String(metadata={"enum": ["open", "running", "finished", "aborted"]})
     version = fields.Integer()
+    head = fields.Nested(HeadSchema)
     decisions = fields.Integer(metadata={"description": "decisions made: the last replay step"})
     players = fields.Integer()
     factions = fields.List(fields.String())

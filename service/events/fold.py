@@ -25,6 +25,8 @@ from service.domain import (
     result,
 )
 
+from .chain import Head, canonical, genesis, link
+from .codec import encode
 from .errors import GameNotStarted, RejectedEvent, SeatRefusal, SeatUnavailable
 from .model import (
     AI,
@@ -107,6 +109,12 @@ class Game:
     state: State
     decisions: int = 0
     ending: Ending | None = None
+    chain: bytes = b""  # the hash of its log up to `version` (`chain.py`)
+
+    @property
+    def head(self) -> Head:
+        """Its version and the hash of its log up to it, which a client may keep."""
+        return Head(self.version, self.chain.hex())
 
     @property
     def settings(self) -> Settings:
@@ -209,7 +217,11 @@ def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
             raise RejectedEvent(game_id, record.version, error) from None
     state = replay.state()
     ending = _completed(state) if is_over(state) else None
+    chain = game.chain
+    for record in records:
+        chain = link(chain, canonical_bytes(record))
     changes = {"state": state, "decisions": game.decisions + len(records), "ending": ending}
+    changes["chain"] = chain
     if timed_out:
         changes["seats"] = _with_ai_decisions(game.seats, timed_out)
     return _changed(game, records[-1], changes)
@@ -255,7 +267,17 @@ def _changed(game: Game, record: Recorded, changes: dict) -> Game:
         state=changes.get("state", game.state),
         decisions=changes.get("decisions", game.decisions),
         ending=changes.get("ending", game.ending),
+        chain=changes.get("chain") or link(game.chain, canonical_bytes(record)),
     )
+
+
+def canonical_bytes(record: Recorded) -> bytes:
+    """The record's canonical bytes (`chain.py`): as read or written, else made from
+    its event as the store would write it (a record made in memory)."""
+    if record.canonical is not None:
+        return record.canonical
+    name, schema, data = encode(record.event)
+    return canonical(record.version, str(record.id), name, schema, record.at.isoformat(), data)
 
 
 def _created(game_id: str, game: Game | None, record: Recorded) -> Game:
@@ -271,6 +293,7 @@ def _created(game_id: str, game: Game | None, record: Recorded) -> Game:
         creation=creation,
         seats=tuple(Seat(spec.kind, spec.level, spec.invite_hash) for spec in creation.seats),
         state=new_game(creation.settings, creation.deck),
+        chain=link(genesis(game_id), canonical_bytes(record)),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from service.domain import Card, Decision, Settings
@@ -152,9 +152,11 @@ Event = (
 @dataclass(frozen=True, slots=True)
 class Recorded:
     """An event as stored: its version (its position in the game's stream, from 1),
-    its unique id and the time it was appended."""
+    its unique id and the time it was appended; `canonical`, its canonical bytes as
+    stored (`chain.py`), when it was read or written (None: made from the event)."""
 
     version: int
     id: uuid.UUID
     at: datetime
     event: Event
+    canonical: bytes | None = field(default=None, compare=False, repr=False)

@@ -31,6 +31,7 @@ from marshmallow import ValidationError
 
 from service.domain import Card, Settings, check_deck, shuffled_deck
 
+from .chain import canonical
 from .codec import decode, encode
 from .connection import FAILURES, redis_errors, relearn
 from .errors import (
@@ -209,22 +210,23 @@ class GameStore:
         if not events or len(ids) != len(events):
             raise ValueError("append at least one event, with one id per event")
         at = self._clock()
-        records = [
-            Recorded(expected_version + n, event_id, at, event)
-            for n, (event_id, event) in enumerate(zip(ids, events, strict=True), start=1)
-        ]
+        at_text = at.isoformat()
         argv: list[object] = [
             expected_version,
             int(expected_version > 0),
             changes_channel(self._prefix),
             game_id,
         ]
-        for record in records:
+        records = []
+        for n, (event_id, event) in enumerate(zip(ids, events, strict=True), start=1):
+            version = expected_version + n
             try:
-                name, version, data = encode(record.event)
+                name, schema, data = encode(event)
             except ValidationError as error:
-                raise InvalidEvent(game_id, record.version, error.messages) from None
-            argv += [str(record.id), name, version, at.isoformat(), data]
+                raise InvalidEvent(game_id, version, error.messages) from None
+            argv += [str(event_id), name, schema, at_text, data]
+            bytes_ = canonical(version, str(event_id), name, schema, at_text, data)
+            records.append(Recorded(version, event_id, at, event, bytes_))
         try:
             before = self.load(game_id, expected_version) if expected_version else None
             after = fold(game_id, records, before)
@@ -401,12 +403,20 @@ class GameStore:
     def _decode(self, game_id: str, entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
         version = int(entry_id[: entry_id.index(b"-")])
         try:
-            event = decode(fields[b"type"].decode(), int(fields[b"v"]), fields[b"data"])
+            name, schema, at, data = (
+                fields[b"type"].decode(),
+                int(fields[b"v"]),
+                fields[b"at"].decode(),
+                fields[b"data"],
+            )
+            event = decode(name, schema, data)
+            event_id = fields[b"id"]
             return Recorded(
                 version,
-                _event_id(fields[b"id"]),
-                datetime.fromisoformat(fields[b"at"].decode()),
+                _event_id(event_id),
+                datetime.fromisoformat(at),
                 event,
+                canonical(version, event_id.decode(), name, schema, at, data),
             )
         except (KeyError, ValueError, ValidationError) as error:
             problems = getattr(error, "messages", None) or f"{type(error).__name__}: {error}"

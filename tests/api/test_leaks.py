@@ -8,7 +8,7 @@ some positions of the deck: the other hands, the draw pile, the cards other seat
 or took from it, another seat's Seer peek. Shuffling the cards among exactly those
 positions gives a twin deck; a game over the twin deck with the same n decisions must
 answer that reader exactly as the game itself does (its legal decisions and the reasons
-it may not play its other cards included), once game ids, commitments, event ids and
+it may not play its other cards included), once game ids, commitments, heads, event ids and
 times are set aside. A response that depends in any way on a card the reader
 has not seen can tell the twins apart. Besides, direct checks at every step say
 plainly what went wrong when something obvious leaks: the deck, another seat's draw
@@ -54,7 +54,8 @@ SHUFFLES = 3  # free shuffles of the unseen cards tried before keeping factions 
 SWAPS = 20  # swaps across factions tried on top of a shuffle within factions
 # Keys whose values differ between two games by nature; event ids are derived from
 # the game id (moves) or random.
-VOLATILE = {"commitment", "created_at", "updated_at", "deadline_at", "at", "id"}
+# A head's hash, as the commitment, is a digest over the salt: it differs by nature.
+VOLATILE = {"commitment", "hash", "created_at", "updated_at", "deadline_at", "at", "id"}
 CARD_CODE = re.compile(r"\b[A-Z]{2}[0-9]\b")
 PROBLEM = "application/problem+json"
 NOT_A_TOKEN = {"Authorization": "Bearer not-a-token-of-any-seat"}

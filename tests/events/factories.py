@@ -54,9 +54,10 @@ def a_creation(players=2, kinds=None, seed=1, move_time_limit=None) -> GameCreat
 
 
 def records(*events, after: int = 0) -> list[Recorded]:
-    """`events` recorded at versions `after + 1`, `after + 2`, ..., a minute apart."""
+    """`events` recorded at versions `after + 1`, `after + 2`, ..., a minute apart, each
+    with an id made from its version (the same events recorded twice chain alike)."""
     return [
-        Recorded(version, uuid.uuid4(), START + timedelta(minutes=version), event)
+        Recorded(version, uuid.UUID(int=version), START + timedelta(minutes=version), event)
         for version, event in enumerate(events, start=after + 1)
     ]
 

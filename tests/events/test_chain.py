@@ -1,0 +1,113 @@
+"""The hash chain of a game's events (`service/events/chain.py`), as the fold keeps it."""
+
+import hashlib
+import random
+from dataclasses import replace
+
+import orjson
+
+from service.domain import apply
+from service.domain import new_game as deal
+from service.events import SeatJoined, fold
+from service.events.chain import canonical, genesis, link
+from service.events.codec import encode
+from tests.events.factories import (
+    TOKEN_HASH,
+    a_creation,
+    a_move,
+    new_game,
+    play,
+    records,
+    stream_key,
+)
+
+
+def _heads(game_id, recorded):
+    game, heads = None, []
+    for record in recorded:
+        game = fold(game_id, [record], game)
+        heads.append(game.head)
+    return heads
+
+
+def _a_game(moves=6):
+
+    creation = a_creation(players=2)
+    state, events = deal(creation.settings, creation.deck), [creation]
+    for _ in range(moves):
+        events.append(a_move(state))
+        state = apply(state, events[-1].decision)
+    return events
+
+
+def test_the_first_head_links_the_game_id_to_the_creation():
+    record = records(*_a_game(0))[0]
+    name, schema, data = encode(record.event)
+    event = canonical(1, str(record.id), name, schema, record.at.isoformat(), data)
+    expected = hashlib.sha256(genesis("g1") + event).hexdigest()
+    assert fold("g1", [record]).head == (1, expected)
+
+
+def test_the_same_events_in_another_game_have_another_chain():
+    recorded = records(*_a_game())
+    assert fold("g1", recorded).head != fold("g2", recorded).head
+
+
+def test_canonical_bytes_sort_keys_at_every_level_without_spaces():
+    data = '{"seat": 1, "decision": "play GO3", "nested": {"z": "é", "a": 2}}'
+    assert (
+        canonical(4, "id", "DecisionMade", 1, "t", data)
+        == (
+            '{"at":"t","data":{"decision":"play GO3","nested":{"a":2,"z":"é"},"seat":1},'
+            '"id":"id","type":"DecisionMade","v":1,"version":4}'
+        ).encode()
+    )
+
+
+def test_a_changed_event_changes_its_head_and_every_later_one_but_no_earlier():
+    recorded = records(*_a_game())
+    changed = list(recorded)
+    changed[3] = replace(recorded[3], at=recorded[3].at.replace(second=1))
+    before, after = _heads("g1", recorded), _heads("g1", changed)
+    assert before[:3] == after[:3]
+    assert all(b != a for b, a in zip(before[3:], after[3:], strict=True))
+
+
+def test_folding_at_once_or_event_by_event_gives_the_same_head():
+    recorded = records(*_a_game())
+    assert fold("g1", recorded).head == _heads("g1", recorded)[-1]
+
+
+def test_private_values_are_out_of_the_canonical_bytes_but_in_the_chain():
+    creation = a_creation(players=2, kinds=["human", "random"])
+    joined = SeatJoined(0, "Ann", TOKEN_HASH, "p1")
+    name, schema, data = encode(joined)
+    text = canonical(2, "id", name, schema, "t", data)
+    assert TOKEN_HASH.encode() not in text and b"p1" not in text
+    other = replace(joined, player="p2")
+    heads = [fold("g1", records(creation, event)).head for event in (joined, other)]
+    assert heads[0] != heads[1]
+
+
+def test_a_stored_game_has_the_head_of_its_events_read_again(store, new_store):
+    game = play(store, new_game(store), rng=random.Random(3))
+    fresh = new_store()
+    assert fresh.load(game.id).head == game.head
+    assert fold(game.id, fresh.read(game.id)).head == game.head
+
+
+def test_an_event_of_an_older_schema_is_hashed_as_stored_not_upcast(
+    store, redis_client, prefix, new_store
+):
+    game = new_game(store, kinds=["human", "random"])
+    entry = {
+        "id": "1f544f50-9cdf-4245-a46f-abf506c3ff6a",
+        "type": "SeatJoined",
+        "v": "1",  # version 1 had no player
+        "at": "2026-01-01T00:00:00+00:00",
+        "data": orjson.dumps({"seat": 0, "name": "Ann", "token_hash": TOKEN_HASH}),
+    }
+    redis_client.xadd(stream_key(prefix, game.id), entry, id="2-0")
+    stored = canonical(2, entry["id"], "SeatJoined", 1, entry["at"], entry["data"])
+    assert b'"v":1' in stored
+    assert new_store().load(game.id).head.hash == link(game.chain, stored).hex()
