@@ -1,5 +1,6 @@
 """The `claim` command line: `claim serve`, `claim worker`, `claim rebuild`,
-`claim verify FILE`, `claim simulate ...`, `claim ladder`, `claim openapi`.
+`claim verify FILE`, `claim verify-export FILE`, `claim simulate ...`, `claim ladder`,
+`claim openapi`.
 
 The entry point composes the layers: it reads the `Config` once (the environment and
 its own options) and hands it to the API, the worker or the application.
@@ -38,6 +39,38 @@ def verify(path: str) -> int:
             print(f"{game.get('id', '?')}: {difference}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def verify_export(path: str, keys_from: str) -> int:
+    """Check an export of `GET /games/{id}/export` with the public keys of `keys_from`
+    (a file, or the URL of a server's `/.well-known/claim-keys`): 0 when the chain, the
+    seal, the deck's commitment and every decision replayed hold; 1 naming the first
+    bad line otherwise; 2 when a file or the keys cannot be read."""
+    import json
+    import urllib.request
+
+    from .events import PublicKey
+    from .games import verify_export as check
+
+    try:
+        if keys_from.startswith(("http://", "https://")):
+            with urllib.request.urlopen(keys_from, timeout=10) as answer:
+                listed = json.load(answer)
+        else:
+            with open(keys_from, encoding="utf-8") as file:
+                listed = json.load(file)
+        keys = [PublicKey.parse(entry) for entry in listed["keys"]]
+        with open(path, "rb") as file:
+            lines = file.read().splitlines()
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        print(f"cannot read the export or the keys: {error}", file=sys.stderr)
+        return 2
+    verdict = check(lines, keys)
+    if verdict.ok:
+        print(f"ok: {verdict.reason}")
+        return 0
+    print(f"{path}:{verdict.line}: {verdict.reason}")
+    return 1
 
 
 def run_simulation(players: int, games: int, seed: int, factions, first_leader: int) -> int:
@@ -215,12 +248,25 @@ def main(argv: list[str] | None = None) -> int:
     local.add_argument("--masters", type=int, default=3)
     local.add_argument("--replicas", type=int, default=1, help="replicas of each master")
 
+    exported = commands.add_parser(
+        "verify-export", help="check a game's export: chain, seal, commitment, rules"
+    )
+    exported.add_argument("file", help="what GET /games/{id}/export answered")
+    exported.add_argument(
+        "--key",
+        help="the public keys: a file, or a server's /.well-known/claim-keys URL"
+        " (default: CLAIM_PUBLIC_URL's)",
+    )
+
     spec = commands.add_parser("openapi", help="print the API's OpenAPI document (openapi.yaml)")
     spec.add_argument("--output", "-o", help="write it to this file instead")
 
     args = parser.parse_args(argv)
     if args.command == "verify":
         return verify(args.file)
+    if args.command == "verify-export":
+        keys = args.key or f"{Config.from_env().public_url}/.well-known/claim-keys"
+        return verify_export(args.file, keys)
     if args.command in ("serve", "worker", "rebuild"):
         try:
             options = {}

@@ -14,7 +14,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 DEFAULT_PREFIX = "claim"
@@ -53,6 +53,9 @@ class Config:
     replicas: int = 0  # CLAIM_REPLICAS: replicas an append must reach before it is acknowledged
     # CLAIM_EXPERT_SECONDS: the expert's time per decision; None (0): a fixed work budget
     expert_seconds: float | None = 0.2
+    # CLAIM_SIGNING_KEY: the Ed25519 key that seals ended games (PEM, or base64 of the
+    # raw 32 bytes); None: made once in data_dir (signing-key.pem)
+    signing_key: str | None = field(default=None, repr=False)  # a secret: never printed
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -125,6 +128,7 @@ ENVIRONMENT = {
     "fsync": "CLAIM_FSYNC",
     "replicas": "CLAIM_REPLICAS",
     "expert_seconds": "CLAIM_EXPERT_SECONDS",
+    "signing_key": "CLAIM_SIGNING_KEY",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 

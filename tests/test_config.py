@@ -31,6 +31,7 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_BODY_TIMEOUT": "12.5",
         "CLAIM_SENDING_CAP": "8",
         "CLAIM_TRUSTED_PROXIES": "10.0.0.0/8, ::1",
+        "CLAIM_SIGNING_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -53,6 +54,7 @@ def test_every_setting_is_read_from_its_variable():
     assert config.queue_url == "redis://queues:6379/0"
     assert (config.header_timeout, config.body_timeout, config.sending_cap) == (5, 12.5, 8)
     assert [str(network) for network in config.trusted_proxies] == ["10.0.0.0/8", "::1/128"]
+    assert config.signing_key == environ["CLAIM_SIGNING_KEY"]
 
 
 def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():

@@ -21,7 +21,19 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from service.config import Config
 from service.games import Claim
 
-from . import changes, docs, games, health, history, players, problems, ratings, sign_in, web
+from . import (
+    changes,
+    docs,
+    games,
+    health,
+    history,
+    keys,
+    players,
+    problems,
+    ratings,
+    sign_in,
+    web,
+)
 from .fields import PathInteger
 from .proxies import TrustedProxies
 from .ratelimit import limit_requests
@@ -80,6 +92,7 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
         sign_in.blp,
         ratings.blp,
         health.blp,
+        keys.blp,
     )
     for blueprint in blueprints:
         api.register_blueprint(blueprint)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from flask import Response
 from marshmallow import Schema, fields, validate
 
 from service import games
@@ -102,6 +103,24 @@ def events(args, game_id):
         "version": log.version,
         "events": [asdict(event) for event in log.events],
     }
+
+
+@blp.route("/<game_id>/export", methods=["GET"])
+@blp.response(
+    200,
+    {"type": "string"},
+    content_type="application/jsonl",
+    description='one JSON object a line: each event with `hash`, then `{"seal": ...}`',
+)
+def export(game_id):
+    """The ended game's whole log, for `claim verify-export`: each event as it is hashed
+    (the data of invites, tokens and players digested) with the chain's hash up to it,
+    then the seal (game id, final version and hash, signed). A running game: 409
+    game-not-over, as its log holds its deck."""
+    lines = games.export(claim(), game_id)
+    body = b"".join(line + b"\n" for line in lines)
+    disposition = f'attachment; filename="claim-{game_id}.jsonl"'
+    return Response(body, 200, {"Content-Disposition": disposition}, mimetype="application/jsonl")
 
 
 @blp.route("/<game_id>/audit", methods=["GET"])

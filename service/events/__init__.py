@@ -50,6 +50,7 @@ from .fold import (
     apply_event,
     fold,
 )
+from .keys import PublicKey, SigningKey
 from .lobby import GameSummary, Lobby, LobbyFilter, LobbyPage
 from .model import (
     AI,
@@ -106,6 +107,7 @@ from .ratings import (
 )
 from .rematches import Rematches
 from .request_counts import RequestCounts
+from .seals import Seal, Seals
 from .sign_ins import SignIns
 from .store import GAME_ID, Appended, GameStore, utc_now
 from .timers import Timers
@@ -166,6 +168,7 @@ __all__ = [
     "Player",
     "PlayerGames",
     "PlayerStore",
+    "PublicKey",
     "RatedResult",
     "Rating",
     "RatingChange",
@@ -174,6 +177,8 @@ __all__ = [
     "RejectedEvent",
     "Rematches",
     "RequestCounts",
+    "Seal",
+    "Seals",
     "Seat",
     "SeatJoined",
     "SeatRefusal",
@@ -182,6 +187,7 @@ __all__ = [
     "SeatSpec",
     "SeatUnavailable",
     "SignIns",
+    "SigningKey",
     "StaleVersion",
     "StoreError",
     "StoreUnavailable",

@@ -63,6 +63,7 @@ from .errors import (
     WrongInvite,
     WrongToken,
 )
+from .export import Verdict, export, public_keys, verify_export
 from .history import Audit, EventLog, LoggedEvent, Step, audit, event_log, replay
 from .inbox import ending_body
 from .jobs import Jobs
@@ -204,6 +205,7 @@ __all__ = [
     "UnknownPlayer",
     "UnknownStep",
     "Update",
+    "Verdict",
     "WrongCode",
     "WrongInvite",
     "WrongToken",
@@ -220,6 +222,7 @@ __all__ = [
     "devices",
     "ending_body",
     "event_log",
+    "export",
     "fire_due_timers",
     "health",
     "inbox",
@@ -231,6 +234,7 @@ __all__ = [
     "move",
     "play_ai_turn",
     "profile",
+    "public_keys",
     "public_profile",
     "rating_change",
     "readiness",
@@ -247,6 +251,7 @@ __all__ = [
     "sign_in_with_code",
     "sweep",
     "update",
+    "verify_export",
     "watch",
     "watch_changes",
 ]

@@ -1,7 +1,8 @@
 """What follows a change of a game, declared once: every use case that appends ends
 with `changed(claim, Change(...))`, a job's directly, a request's through `follow_up`.
 
-`FOLLOWS` lists what a change may call for, in order: the projections (the lobby,
+`FOLLOWS` lists what a change may call for, in order: the seal of a game that ended,
+the projections (the lobby,
 each player's games, the ratings), the AI turn, the deadline, the notifications. Each looks at the
 change and does what it calls for, often nothing: a move between people without move
 time and without registered players costs no round trip here.
@@ -30,6 +31,7 @@ from service.events import (
 
 from . import deadlines, notifications, turns
 from .claim import Claim
+from .export import seal
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +92,7 @@ def _ratings(claim: Claim, change: Change) -> None:
 
 
 FOLLOWS: tuple[Callable[[Claim, Change], object], ...] = (
+    lambda claim, change: seal(claim, change.game),  # an ended game's, made once
     _lobby,
     _player_games,
     _ratings,

@@ -28,6 +28,8 @@ from service.events import (
     Ratings,
     Rematches,
     RequestCounts,
+    Seals,
+    SigningKey,
     SignIns,
     Timers,
     Watchers,
@@ -59,6 +61,8 @@ class Claim:
     rematches: Rematches
     request_counts: RequestCounts
     sign_ins: SignIns
+    seals: Seals  # of ended games
+    signing_key: SigningKey  # the server's, which makes them
     watchers: Watchers  # this process's long-polls and live streams, by game
     watch_leases: WatchLeases
     jobs: Jobs | None
@@ -91,6 +95,8 @@ class Claim:
             rematches=Rematches(client, prefix),
             request_counts=RequestCounts(client, prefix),
             sign_ins=SignIns(client, prefix),
+            seals=Seals(client, prefix),
+            signing_key=SigningKey(config),
             watchers=Watchers(client, prefix, store),
             watch_leases=WatchLeases(client, prefix, clock),
             jobs=Jobs(queues(config, client), prefix) if jobs else None,

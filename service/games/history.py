@@ -124,7 +124,11 @@ class Audit:
 @use_case
 def audit(claim: Claim, game_id: str) -> Audit:
     """The audit of the ended game `game_id`; GameNotOver while its deck is secret."""
-    records = claim.store.read(game_id)
+    return audited(game_id, claim.store.read(game_id))
+
+
+def audited(game_id: str, records: list[Recorded]) -> Audit:
+    """The audit of the ended game of `records` (`audit`; `claim verify-export`)."""
     game = fold(game_id, records)
     if game.ending is None:
         raise GameNotOver(f"game {game_id} has not ended: its deck is secret")

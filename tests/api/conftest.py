@@ -6,11 +6,12 @@ import pytest
 from service.api import create_app
 from service.config import Config
 from service.games import Claim
+from tests.games.conftest import SIGNING_KEY
 
 
 @pytest.fixture
 def claim(redis_client, prefix) -> Claim:
-    config = Config(prefix=prefix, rate_limit="")
+    config = Config(prefix=prefix, rate_limit="", signing_key=SIGNING_KEY)
     claim = Claim.connect(config, client=redis_client, jobs=False)
     yield claim
     claim.close()

@@ -180,3 +180,25 @@ def test_the_audit_finds_a_salt_that_does_not_match_the_commitment(
     audit = client.get(f"/games/{table.game_id}/audit").json
     assert audit["commitment_verified"] is False
     assert audit["result_verified"] is True
+
+
+def test_an_ended_games_export_is_verified_with_the_servers_keys(client, claim):
+    from service.events import PublicKey
+    from service.games import verify_export
+    from tests.games.factories import a_game, joined, moved
+
+    game = a_game(claim, kinds=("human", "human"))
+    moved(claim, game.id, joined(claim, game))
+    answer = client.get(f"/games/{game.id}/export")
+    assert answer.status_code == 200 and answer.mimetype == "application/jsonl"
+    keys = client.get("/.well-known/claim-keys").json["keys"]
+    verdict = verify_export(answer.data.splitlines(), [PublicKey.parse(key) for key in keys])
+    assert verdict.ok, verdict.reason
+
+
+def test_a_running_games_export_is_refused_as_not_over(client, claim):
+    from tests.games.factories import a_game
+
+    game = a_game(claim, kinds=("random", "random"))
+    answer = client.get(f"/games/{game.id}/export")
+    assert answer.status_code == 409 and answer.json["type"].endswith("/game-not-over")

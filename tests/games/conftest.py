@@ -14,6 +14,10 @@ from service.games import Claim
 from tests.mailbox import smtp_server
 from workers import jobs
 
+SIGNING_KEY = (
+    "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="  # base64 of bytes 0 to 31: no key file written
+)
+
 
 class Clock:
     """A clock that stands still until the test moves it."""
@@ -35,7 +39,13 @@ def clock():
 
 @pytest.fixture
 def config(prefix, queue_url):
-    return Config(prefix=prefix, queue_url=queue_url, rate_limit="", webhook_allow="127.0.0.0/8")
+    return Config(
+        prefix=prefix,
+        queue_url=queue_url,
+        rate_limit="",
+        webhook_allow="127.0.0.0/8",
+        signing_key=SIGNING_KEY,
+    )
 
 
 @pytest.fixture

@@ -1,0 +1,95 @@
+"""Seals: an ended game's final version and hash, signed with the server's key.
+
+    message = b"claim-seal/1\n" + {"game_id":...,"hash":...,"version":...}  (keys sorted)
+
+A seal is made once, when the game ends (`service.games.changes`), and kept under the
+game's hash tag (`<prefix>:game:{<id>}:seal`), so that a log changed since no longer
+matches it. A game that ended before seals existed is sealed at its first export.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+import orjson
+import redis
+
+from .connection import redis_errors
+from .keys import PublicKey
+
+SEAL_CONTEXT = b"claim-seal/1\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Seal:
+    game_id: str
+    version: int
+    hash: str  # the chain's hash (hex) at `version`, the game's last
+    key_id: str
+    signature: bytes
+
+    @staticmethod
+    def message(game_id: str, version: int, chain_hash: str) -> bytes:
+        """What is signed."""
+        fields = {"game_id": game_id, "hash": chain_hash, "version": version}
+        return SEAL_CONTEXT + orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)
+
+    def body(self) -> dict:
+        return {
+            "game_id": self.game_id,
+            "version": self.version,
+            "hash": self.hash,
+            "key_id": self.key_id,
+            "signature": base64.b64encode(self.signature).decode(),
+        }
+
+    @classmethod
+    def parse(cls, body: dict) -> Seal:
+        """A seal from `body()`'s form (ValueError if it is none)."""
+        try:
+            seal = cls(
+                body["game_id"],
+                body["version"],
+                body["hash"],
+                body["key_id"],
+                base64.b64decode(body["signature"], validate=True),
+            )
+        except (KeyError, TypeError, binascii.Error):
+            raise ValueError("not a seal") from None
+        if not (isinstance(seal.game_id, str) and type(seal.version) is int):
+            raise ValueError("not a seal")
+        if not (isinstance(seal.hash, str) and isinstance(seal.key_id, str)):
+            raise ValueError("not a seal")
+        return seal
+
+    def signed_by(self, keys: dict[str, PublicKey]) -> bool:
+        """Whether one of `keys` (by id) made this seal."""
+        key = keys.get(self.key_id)
+        message = self.message(self.game_id, self.version, self.hash)
+        return key is not None and key.verifies(self.signature, message)
+
+
+class Seals:
+    """The seals of ended games, one per game, written once."""
+
+    def __init__(self, client: redis.Redis, prefix: str):
+        self._redis = client
+        self._prefix = prefix
+
+    def _key(self, game_id: str) -> str:
+        return f"{self._prefix}:game:{{{game_id}}}:seal"
+
+    def keep(self, seal: Seal) -> Seal:
+        """Keep `seal` unless the game has one already; answer the game's seal."""
+        key, body = self._key(seal.game_id), orjson.dumps(seal.body())
+        with redis_errors():
+            if self._redis.set(key, body, nx=True):
+                return seal
+        return self.get(seal.game_id) or seal
+
+    def get(self, game_id: str) -> Seal | None:
+        with redis_errors():
+            body = self._redis.get(self._key(game_id))
+        return None if body is None else Seal.parse(orjson.loads(body))
