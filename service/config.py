@@ -43,7 +43,7 @@ class Config:
     public_url: str = "http://127.0.0.1:8000"  # CLAIM_PUBLIC_URL: the server in emails
     reminder_share: float | None = 0.25  # CLAIM_REMINDER_SHARE; None (0): no reminders
     watch_cap: int = 20  # CLAIM_WATCH_CAP: live streams and long-polls open per address
-    header_timeout: float = 10.0  # CLAIM_HEADER_TIMEOUT: seconds a request's headers may take
+    header_timeout: int = 10  # CLAIM_HEADER_TIMEOUT: whole seconds a request's headers may take
     body_timeout: float = 30.0  # CLAIM_BODY_TIMEOUT: seconds a request's body may take
     # CLAIM_SENDING_CAP: connections of an address, per API process, still sending a request
     sending_cap: int = 32
@@ -75,13 +75,15 @@ class Config:
     def is_trusted_proxy(self, address: str) -> bool:
         """Whether `address` is in a network of `trusted_proxies`.
 
-        >>> Config(trusted_proxies=trusted_networks("V", "10.0.0.0/8")).is_trusted_proxy("10.1.2.3")
-        True
+        >>> config = Config(trusted_proxies=trusted_networks("V", "10.0.0.0/8"))
+        >>> config.is_trusted_proxy("10.1.2.3"), config.is_trusted_proxy("::ffff:10.1.2.3")
+        (True, True)
         """
         try:
             ip = ipaddress.ip_address(address)
         except ValueError:  # not an address: a unix socket's peer, or a forged header
             return False
+        ip = getattr(ip, "ipv4_mapped", None) or ip  # ::ffff:10.0.0.5, bound to [::]
         return any(ip in network for network in self.trusted_proxies)
 
     def __post_init__(self):
@@ -141,7 +143,7 @@ def _parse(name: str, variable: str, text: str):
         return Path(text)
     if name == "trusted_proxies":
         return trusted_networks(variable, text)
-    if name in ("header_timeout", "body_timeout"):
+    if name == "body_timeout":
         try:
             return float(text)
         except ValueError:
@@ -152,7 +154,7 @@ def _parse(name: str, variable: str, text: str):
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
         return number or None  # 0: no reminders; the expert's fixed work budget
-    if name in ("watch_cap", "replicas", "sending_cap"):
+    if name in ("watch_cap", "replicas", "sending_cap", "header_timeout"):
         try:
             return int(text)
         except ValueError:

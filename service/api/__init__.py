@@ -110,7 +110,8 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
 def _read_chunked_body() -> None:
     """A body without a Content-Length (sent chunked) is read here whole, so that one
     over `MAX_BODY` is refused (413) rather than cut there: werkzeug stops reading
-    such a body at the limit and says nothing."""
+    such a body at the limit and says nothing. Under `claim serve` the worker has read
+    it already (`service.runtime.http_worker`); this is for any other WSGI server."""
     environ = request.environ
     if request.content_length is None and environ.get("wsgi.input_terminated"):
         body = environ["wsgi.input"].read(MAX_BODY + 1)

@@ -40,6 +40,8 @@ class ClientSocket:
                 self._left = self._sock.recv(1, socket.MSG_PEEK) == b""
             except OSError:  # reset by the client
                 self._left = True
+            except ValueError:  # a TLS socket refuses a peek: never taken as gone
+                self._left = False
         return self._left
 
     @contextmanager

@@ -5,6 +5,7 @@ No SMTP URL: no email is sent."""
 
 from __future__ import annotations
 
+import re
 import smtplib
 from datetime import datetime
 from email.message import EmailMessage
@@ -27,7 +28,7 @@ def send(
     message["To"] = to
     message["Subject"] = subject
     message["Date"] = at  # aware, as every clock here is: +0000, not -0000 (a zone unknown)
-    message["Message-ID"] = make_msgid(domain=urlsplit(config.public_url).hostname)
+    message["Message-ID"] = make_msgid(domain=_message_domain(config.public_url))
     for name, value in headers.items():
         message[name] = value
     message.set_content(text)
@@ -39,3 +40,15 @@ def send(
                 client.starttls()  # never send a password in the clear
             client.login(unquote(server.username), unquote(server.password or ""))
         client.send_message(message)
+
+
+def _message_domain(public_url: str) -> str:
+    """The domain of the Message-IDs: the public host's name, or `claim` where it has
+    none (an address, or no host).
+
+    >>> _message_domain("https://claim.example.org:8443/"), _message_domain("http://[::1]:8000")
+    ('claim.example.org', 'claim')
+    """
+    host = urlsplit(public_url).hostname or ""
+    named = re.fullmatch(r"[a-z0-9-]+(\.[a-z0-9-]+)*", host) and not host[-1].isdigit()
+    return host if named else "claim"

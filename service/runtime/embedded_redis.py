@@ -14,6 +14,7 @@ every running game's deck and salt, the players' emails and webhook secrets.
 from __future__ import annotations
 
 import contextlib
+import stat
 import subprocess
 import time
 from collections.abc import Callable
@@ -103,11 +104,13 @@ class EmbeddedRedis:
 
     def _make_private(self) -> None:
         """Make the data directory, or make one made before (by an older version, or
-        by hand) its owner's only, with what is in it."""
+        by hand) its owner's only, with what is in it: the group's and the others'
+        permissions taken away, the owner's left as they are (a data directory set to a
+        folder of other things leaves its scripts runnable)."""
         self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         for path in [self.data_dir, *self.data_dir.rglob("*")]:
             if not path.is_symlink():
-                path.chmod(0o700 if path.is_dir() else 0o600)
+                path.chmod(stat.S_IMODE(path.stat().st_mode) & 0o700)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Ask the server to end (it writes its file first), then kill it if it must."""

@@ -47,6 +47,7 @@ BAD_BODIES = (
     errors.InvalidChunkExtension,
     errors.InvalidHeader,
 )
+DRAINED = 4  # reads of 64 KB at most of what is unread, before an error answer
 REFUSALS_LOGGED_EVERY = 60.0  # seconds: an address refused again and again, logged once
 
 
@@ -73,8 +74,9 @@ def write_problem(sock, status: int, reason: str, detail: str, kind: str | None 
     )
     sock.setblocking(False)
     with contextlib.suppress(OSError):  # BlockingIOError once nothing more is there
-        while sock.recv(65536):
-            pass
+        for _ in range(DRAINED):  # a client sending on and on is not read for ever
+            if not sock.recv(65536):
+                break
     util.write_nonblock(sock, head.encode("latin-1") + body)
 
 
@@ -123,15 +125,15 @@ class ProblemWorker(GeventWorker):
         and end the connection (StopIteration)."""
         from service.api import MAX_BODY  # patched by now
 
-        if req.body is None:
+        if req.body is None:  # gunicorn gives every request a body (of 0 bytes, or more)
             return
+        declared = _content_length(req)
+        if declared is not None and declared > MAX_BODY:  # refused before it is sent
+            raise _too_large(sock, MAX_BODY)
         if req._expected_100_continue:  # the client waits for this before its body
             sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
             req._expected_100_continue = False
-        declared = _content_length(req)
         try:
-            if declared is not None and declared > MAX_BODY:
-                raise _too_large(sock, MAX_BODY)
             with gevent.Timeout(self.settings.body_timeout, BodyTooSlow):
                 body = req.body.read(MAX_BODY + 1)
         except BodyTooSlow:
@@ -152,6 +154,8 @@ class ProblemWorker(GeventWorker):
         """Answer 429 to a connection over the cap of its address, and close it."""
         now = time.monotonic()
         if now - self.refused_at.get(address, -REFUSALS_LOGGED_EVERY) >= REFUSALS_LOGGED_EVERY:
+            since = now - REFUSALS_LOGGED_EVERY  # what was logged long ago is forgotten
+            self.refused_at = {a: at for a, at in self.refused_at.items() if at > since}
             self.refused_at[address] = now
             log.warning(
                 "%s holds %s connections still sending: refusing more",

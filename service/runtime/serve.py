@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 import os
 import resource
 import signal
@@ -59,7 +58,7 @@ def gunicorn_command(
         *("--worker-class", "service.runtime.http_worker.ProblemWorker"),
         *("--worker-connections", str(connections)),
         *("--graceful-timeout", str(HTTP_GRACE)),
-        *("--keep-alive", str(math.ceil(config.header_timeout))),
+        *("--keep-alive", str(config.header_timeout)),
         *("--access-logfile", "-", "--no-control-socket"),
         "service.api:create_app()",
     ]

@@ -19,13 +19,16 @@ def test_the_data_directory_and_every_file_in_it_are_the_owners_only(tmp_path):
     data.chmod(0o755)  # as an older version left it, whatever this umask
     (data / "appendonly.aof").write_bytes(b"")
     (data / "appendonly.aof").chmod(0o644)
+    (data / "run.sh").write_text("#!/bin/sh\n")  # a data directory among other things
+    (data / "run.sh").chmod(0o755)
     server = EmbeddedRedis(data, fsync="always")
     server.start()
     try:
         client = redis.Redis.from_url(server.url)
         client.set("a deck", "GO3 KN5")  # written to the append-only file at once
         client.close()
-        files = [path for path in data.iterdir() if not path.is_socket()]
+        assert _mode(data / "run.sh") == 0o700  # still its owner's to run
+        files = [p for p in data.iterdir() if not p.is_socket() and p.name != "run.sh"]
         assert {path.name for path in files} >= {"appendonly.aof", "redis.log"}
         assert _mode(data) == 0o700
         assert {path.name: _mode(path) for path in files} == {path.name: 0o600 for path in files}

@@ -59,7 +59,7 @@ def behind_nginx(tmp_path_factory):
         CLAIM_RATE_LIMIT="50/minute",
         CLAIM_WATCH_CAP="1",
         CLAIM_SENDING_CAP="2",
-        CLAIM_BODY_TIMEOUT="2",
+        CLAIM_BODY_TIMEOUT="10",  # all the slow ones of a test connected by then
     )
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     serve, api = start(env, log)
