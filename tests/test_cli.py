@@ -9,7 +9,7 @@ import pytest
 from service import games
 from service.cli import main
 from service.config import Config
-from tests.games.factories import a_game, joined
+from tests.games.factories import a_game, joined, moved
 
 from .domain.test_conformance import GAMES
 
@@ -116,3 +116,28 @@ def test_on_a_cluster_without_a_queue_redis_the_service_does_not_start(
         main([command])
     assert stopped.value.code == 2
     assert "CLAIM_QUEUE_URL is required: the games' Redis is a cluster" in capsys.readouterr().err
+
+
+def test_verify_export_checks_a_finished_game_with_the_keys_of_its_server(
+    redis_client, prefix, tmp_path, capsys
+):
+    # no key given: the server makes one in its data directory, its owner's only
+    config = Config(prefix=prefix, data_dir=tmp_path / "data")
+    claim = games.Claim.connect(config, client=redis_client, jobs=False)
+    game = a_game(claim, kinds=("human", "human"))
+    moved(claim, game.id, joined(claim, game))
+    key_file = tmp_path / "data" / "signing-key.pem"
+    assert key_file.stat().st_mode & 0o077 == 0
+    export = tmp_path / "game.jsonl"
+    export.write_bytes(b"\n".join(games.export(claim, game.id)) + b"\n")
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps({"keys": [key.listed() for key in games.public_keys(claim)]}))
+    assert main(["verify-export", str(export), "--key", str(keys)]) == 0
+    assert capsys.readouterr().out.startswith("ok")
+    lines = export.read_bytes().splitlines()
+    lines[3] = lines[3].replace(b'"at":"2', b'"at":"1', 1)  # one byte of one event: its date
+    export.write_bytes(b"\n".join(lines) + b"\n")
+    assert main(["verify-export", str(export), "--key", str(keys)]) == 1
+    assert capsys.readouterr().out.startswith(f"{export}:4: ")
+    assert main(["verify-export", str(tmp_path / "missing.jsonl"), "--key", str(keys)]) == 2
+    assert "cannot read" in capsys.readouterr().err

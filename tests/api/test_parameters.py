@@ -110,6 +110,8 @@ def reads(claim):
         ("POST", f"/games/{game}/resign", table.headers(0), None),
         ("POST", f"/games/{game}/rematch", table.headers(0), None),
         ("GET", f"/games/{game}/audit", {}, None),
+        ("GET", f"/games/{game}/export", {}, None),
+        ("GET", "/.well-known/claim-keys", {}, None),
         (
             "POST",
             f"/games/{invite['game_id']}/seats/0",
