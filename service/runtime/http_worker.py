@@ -97,7 +97,7 @@ class ProblemWorker(GeventWorker):
         super().init_process()
 
     def handle(self, listener, client, addr) -> None:
-        address = addr[0] if isinstance(addr, tuple) else ""
+        address = _address(addr)
         capped = not self.settings.is_trusted_proxy(address)
         if capped and self.sending[address] >= self.settings.sending_cap:
             self._refuse(client, address)
@@ -111,7 +111,7 @@ class ProblemWorker(GeventWorker):
                 del self.sending[address]
 
     def handle_request(self, listener_name, req, sock, addr) -> bool:
-        address = addr[0] if isinstance(addr, tuple) else ""
+        address = _address(addr)
         self._read_body(req, sock)
         self.sending[address] -= 1  # sent: in the app's hands until it has answered
         try:
@@ -166,6 +166,11 @@ class ProblemWorker(GeventWorker):
         with contextlib.suppress(OSError):  # else gone already
             write_problem(client, 429, "Too Many Requests", detail, "too-many-sending")
         util.close(client)
+
+
+def _address(addr) -> str:
+    """The client's address of gunicorn's `addr` ("" for a unix socket's peer)."""
+    return addr[0] if isinstance(addr, tuple) else ""
 
 
 def _content_length(req) -> int | None:
