@@ -3,7 +3,8 @@ with `changed(claim, Change(...))`, a job's directly, a request's through `follo
 
 `FOLLOWS` lists what a change may call for, in order: the seal of a game that ended,
 the projections (the lobby,
-each player's games, the ratings), the AI turn, the deadline, the notifications. Each looks at the
+each player's games, the ratings), the AI turn, the deadline, the notifications, and
+an ended game's move to the archive. Each looks at the
 change and does what it calls for, often nothing: a move between people without move
 time and without registered players costs no round trip here.
 
@@ -29,7 +30,7 @@ from service.events import (
     fold,
 )
 
-from . import deadlines, notifications, turns
+from . import archiving, deadlines, notifications, turns
 from .claim import Claim
 from .export import seal
 
@@ -99,6 +100,7 @@ FOLLOWS: tuple[Callable[[Claim, Change], object], ...] = (
     lambda claim, change: turns.follow(claim, change.game),
     lambda claim, change: deadlines.follow(claim, change.game, change.reset_timers),
     lambda claim, change: notifications.follow(claim, change.game, change.rebuilt),
+    lambda claim, change: archiving.follow(claim, change.game),  # last: all else is done
 )
 
 
