@@ -158,18 +158,25 @@ def write_openapi(path: str | None) -> int:
     return 0
 
 
-def _check_queues(config: Config) -> None:
-    """ConfigError unless the job queues can be where `config` puts them: not on a
-    Redis Cluster (RQ does not support one), so `CLAIM_QUEUE_URL` is required with one."""
+def _check_stores(config: Config) -> None:
+    """ConfigError unless the job queues and the archive can be where `config` puts
+    them: with a Redis Cluster, the queues on another Redis (`CLAIM_QUEUE_URL`: RQ does
+    not support a cluster), and an archive that every host shares (`CLAIM_ARCHIVE_URL`,
+    not the default file of each host's data directory)."""
+    import redis
+
     from .events import StoreUnavailable, connect
     from .games.claim import queues
 
     try:
         games = connect(config)
         queues(config, games).close()
+        cluster = isinstance(games, redis.RedisCluster)
         games.close()
     except StoreUnavailable as error:
         raise ConfigError(f"REDIS_URL or CLAIM_QUEUE_URL: {error}") from None
+    if cluster and not config.archive_url:
+        raise ConfigError("CLAIM_ARCHIVE_URL is required: a cluster's hosts share one archive")
 
 
 def _factions(text: str | None):
@@ -274,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
                 options = {"sweep_every": args.sweep_every, "stuck_after": args.stuck_after}
             config = Config.from_env(**options)
             if config.redis_url:
-                _check_queues(config)
+                _check_stores(config)
         except ConfigError as error:
             parser.error(str(error))
     if args.command == "serve":

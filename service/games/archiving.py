@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
-class Moved:
+class Archived:
     """What `archive` did with the games it was given."""
 
     archived: tuple[str, ...]  # in the archive now, and gone from Redis
@@ -56,7 +56,7 @@ def follow(claim: Claim, game: Game) -> None:
 
 
 @use_case
-def archive(claim: Claim, game_ids: Sequence[str]) -> Moved:
+def archive(claim: Claim, game_ids: Sequence[str]) -> Archived:
     """Move the ended games among `game_ids` to the archive (the module's docstring)."""
     game_ids = list(dict.fromkeys(game_ids))
     streams = claim.store.entries(game_ids)
@@ -85,7 +85,7 @@ def archive(claim: Claim, game_ids: Sequence[str]) -> Moved:
     _forget(claim, [games[game_id] for game_id in moved])
     unknown = [i for i in game_ids if i not in games]
     claim.archives.forget(unknown)  # no game: no timer
-    return Moved(tuple(moved), tuple(left), tuple(unknown))
+    return Archived(tuple(moved), tuple(left), tuple(unknown))
 
 
 def _ready(claim: Claim, game: Game) -> Seal | None:

@@ -84,8 +84,6 @@ class Claim:
     ) -> Claim:
         """The application on `client` (default: a client of the Redis of `config`)."""
         client = client if client is not None else connect(config)
-        if isinstance(client, redis.RedisCluster) and not config.archive_url:
-            raise ConfigError("CLAIM_ARCHIVE_URL is required: a cluster's hosts share one archive")
         prefix = config.prefix
         archive = Archive.open(config.archive)
         store = GameStore(client, prefix, clock, replicas=config.replicas, archive=archive)
