@@ -201,12 +201,22 @@ class Archive:
             [player_id],
         )
 
-    def ids(self, after: str = "", count: int = 1000) -> list[str]:
-        """`count` archived games' ids after `after`, in order: a page of all of them."""
+    def ids(self, after: str = "", count: int = 1000, rated: bool | None = None) -> list[str]:
+        """`count` archived games' ids after `after`, in order (those `rated` or not, if
+        it says): a page of all of them."""
+        where = "id > %s" if rated is None else "id > %s AND rated = %s"
+        values = [after] if rated is None else [after, int(rated)]
         rows = self._query(
-            "SELECT id FROM claim_games WHERE id > %s ORDER BY id LIMIT %s", [after, count]
+            f"SELECT id FROM claim_games WHERE {where} ORDER BY id LIMIT %s", [*values, count]
         )
         return [game_id for (game_id,) in rows]
+
+    def every_id(self, rated: bool | None = None) -> Iterator[str]:
+        """Every archived game's id, in order, a page at a time."""
+        after = ""
+        while page := self.ids(after, rated=rated):
+            yield from page
+            after = page[-1]
 
     def count(self) -> int:
         return self._query("SELECT count(*) FROM claim_games", [])[0][0]

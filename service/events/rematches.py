@@ -33,6 +33,16 @@ class Rematches:
                 self._secret = bytes.fromhex(self._redis.get(key).decode())
         return self._secret
 
+    def adopt(self, secret: bytes) -> bool:
+        """Make `secret` the server's (a deployment restored from a backup); False if
+        the server has another one already."""
+        key = f"{self._prefix}:server-secret"
+        with redis_errors():
+            self._redis.set(key, secret.hex(), nx=True)
+            kept = bytes.fromhex(self._redis.get(key).decode())
+        self._secret = kept
+        return kept == secret
+
     def forget(self, game_ids: list[str]) -> None:
         """Delete the links that earlier versions kept beside the games `game_ids`."""
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:

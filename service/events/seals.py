@@ -75,12 +75,16 @@ class Seal:
 
 class Seals:
     """The seals of ended games, one per game, written once; those of archived games
-    read from `archive`."""
+    read from `archive`. And the public halves of every key that sealed a game here
+    (`<prefix>:seal-keys`, key id -> the key as `/.well-known/claim-keys` lists it), so
+    that a seal stays checkable after the key changed or the games moved here."""
 
     def __init__(self, client: redis.Redis, prefix: str, archive: Archive | None = None):
         self._redis = client
         self._prefix = prefix
         self._archive = archive
+        self._keys = f"{prefix}:seal-keys"
+        self._known: set[str] = set()  # the key ids this process wrote to `_keys`
 
     def _key(self, game_id: str) -> str:
         return f"{self._prefix}:game:{{{game_id}}}:seal"
@@ -104,9 +108,26 @@ class Seals:
         chain_hash, signature = archived.hash.hex(), archived.signature
         return Seal(game_id, archived.version, chain_hash, archived.key_id, signature)
 
+    def know(self, key: PublicKey) -> None:
+        """Keep `key` among those that sealed games here (once per process)."""
+        if key.key_id not in self._known:
+            with redis_errors():
+                self._redis.hset(self._keys, key.key_id, orjson.dumps(key.listed()))
+            self._known.add(key.key_id)
+
+    def known(self) -> list[PublicKey]:
+        """Every key kept by `know`, by id."""
+        with redis_errors():
+            listed = self._redis.hvals(self._keys)
+        return sorted((PublicKey.parse(orjson.loads(text)) for text in listed), key=_key_id)
+
     def forget(self, game_ids: list[str]) -> None:
         """Delete the seals of `game_ids`, archived with them already."""
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
                 pipe.delete(self._key(game_id))
             pipe.execute()
+
+
+def _key_id(key: PublicKey) -> str:
+    return key.key_id

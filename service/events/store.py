@@ -90,6 +90,19 @@ end
 redis.call('PUBLISH', ARGV[3], ARGV[4] .. ' ' .. last)
 return {'ok', last}
 """
+# KEYS: stream, ids.  ARGV: the number of events, then five values per event (id, type,
+# schema version, time, data), then event id and version pairs for the ids' hash.
+RESTORE = """
+if redis.call('XLEN', KEYS[1]) > 0 then return 0 end
+local count = tonumber(ARGV[1])
+for i = 0, count - 1 do
+  local at = 2 + i * 5
+  redis.call('XADD', KEYS[1], (i + 1) .. '-0', 'id', ARGV[at], 'type', ARGV[at + 1],
+    'v', ARGV[at + 2], 'at', ARGV[at + 3], 'data', ARGV[at + 4])
+end
+for i = 2 + count * 5, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+return 1
+"""
 # KEYS: stream.  ARGV: the channel of changes, the game id, `AGAIN`.
 ANNOUNCE = """
 local version = redis.call('XLEN', KEYS[1])
@@ -131,6 +144,7 @@ class GameStore:
         self.archive = archive
         self._append = client.register_script(APPEND)
         self._announce = client.register_script(ANNOUNCE)
+        self._restore = client.register_script(RESTORE)
         # Folded games by id. A game at a given version never changes (streams are
         # append-only), so a cached fold is never stale, only perhaps behind.
         self._cache: OrderedDict[str, Game] = OrderedDict()
@@ -444,12 +458,32 @@ class GameStore:
             if stream
         }
 
+    def seen_ids(self, game_id: str) -> dict[str, int]:
+        """The game's event ids, each with the version its append ended at."""
+        with redis_errors():
+            seen = self._redis.hgetall(self._key(game_id, "ids"))
+        return {event_id.decode(): int(version) for event_id, version in seen.items()}
+
+    def restore(self, game_id: str, entries: Sequence[Entry], seen: dict[str, int]) -> bool:
+        """Write a game's stream as a backup kept it (`entries`, and the `seen` ids
+        with their versions), unless the game is in Redis or the archive already;
+        answer whether it was written. Nothing is announced: a rebuild follows."""
+        _check_id(game_id)
+        if self._archived_versions([game_id]):
+            return False
+        args = [len(entries), *(value for entry in entries for value in entry)]
+        args += [value for pair in seen.items() for value in pair]
+        keys = [self._key(game_id, "events"), self._key(game_id, "ids")]
+        with redis_errors():
+            return bool(self._restore(keys=keys, args=args))
+
     def forget(self, game_ids: Sequence[str]) -> None:
         """Delete the streams and seen ids of `game_ids`, archived already."""
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
                 _check_id(game_id)
-                pipe.delete(self._key(game_id, "ids"), self._key(game_id, "events"))
+                pipe.delete(self._key(game_id, "ids"))  # one key a command: on a cluster too
+                pipe.delete(self._key(game_id, "events"))
             pipe.execute()
 
     def _archived_versions(self, game_ids: Sequence[str]) -> dict[str, int]:
@@ -467,9 +501,7 @@ class GameStore:
                 entries = unpack(rows[game_id].log)
             except ValueError as error:
                 raise CorruptEvent(game_id, 0, f"its archived log: {error}") from None
-            records[game_id] = [
-                _record(game_id, version, entry) for version, entry in enumerate(entries, start=1)
-            ]
+            records[game_id] = records_of(game_id, entries)
         return records
 
     def game_ids(self) -> Iterator[str]:
@@ -492,6 +524,12 @@ FIELDS = tuple(name.encode() for name in Entry._fields)  # of a stream entry
 def _version(entry_id: bytes) -> int:
     """The version of a stream entry, from its id `<version>-0`."""
     return int(entry_id[: entry_id.index(b"-")])
+
+
+def records_of(game_id: str, entries: Sequence[Entry]) -> list[Recorded]:
+    """The records of a game's stored entries, versions from 1 (CorruptEvent for an
+    entry that is none)."""
+    return [_record(game_id, version, entry) for version, entry in enumerate(entries, start=1)]
 
 
 def _record(game_id: str, version: int, entry: Entry) -> Recorded:

@@ -34,7 +34,7 @@ from service.events import (
     RatingChange,
 )
 
-from .archiving import Archived, archive
+from .archiving import Archived, archive, archive_ended
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
 from .changes import Change, changed, rebuild
 from .claim import ARCHIVES, DEADLINES, REMINDERS, Claim
@@ -214,6 +214,7 @@ __all__ = [
     "WrongToken",
     "add_device",
     "archive",
+    "archive_ended",
     "ask_sign_in",
     "audit",
     "by_email_here",

@@ -20,11 +20,12 @@ and the move, repeated, writes nothing twice and finishes the deletions.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import orjson
 
@@ -36,6 +37,7 @@ from .errors import use_case
 from .export import seal
 
 log = logging.getLogger(__name__)
+CHUNK = 500  # games moved at a time: one transaction of the archive
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,20 @@ class Archived:
     archived: tuple[str, ...]  # in the archive now, and gone from Redis
     left: tuple[str, ...]  # still in Redis: running, or not ready, or a check failed
     unknown: tuple[str, ...]  # neither in Redis nor in the archive
+
+
+def archive_ended(
+    claim: Claim, game_ids: Iterable[str], ended_by: datetime
+) -> Iterator[tuple[int, Archived]]:
+    """Move the games of `game_ids` that ended by `ended_by` to the archive, `CHUNK` at
+    a time: each chunk's count of games looked at, and what `archive` did with those
+    that ended."""
+    ids = iter(game_ids)
+    while chunk := list(itertools.islice(ids, CHUNK)):
+        ended = [
+            g.id for g in claim.store.load_many(chunk) if g.ending and g.updated_at <= ended_by
+        ]
+        yield len(chunk), archive(claim, ended)
 
 
 def follow(claim: Claim, game: Game) -> None:
@@ -106,10 +122,15 @@ def _ready(claim: Claim, game: Game) -> Seal | None:
 def _row(game: Game, entries: list[Entry], sealed: Seal) -> ArchivedGame | None:
     """The archive's row of `game`, None if its packed log does not give its entries
     back (a fault of the packing: the game stays in Redis, and the log says so)."""
-    log_ = pack(entries)
-    if unpack(log_) != entries:
+    packed = pack(entries)
+    if unpack(packed) != entries:
         log.error("game %s: its log does not pack: kept in Redis", game.id)
         return None
+    return archived_row(game, packed, sealed)
+
+
+def archived_row(game: Game, packed: bytes, sealed: Seal) -> ArchivedGame:
+    """The archive's row of the ended `game`, its log packed as `packed`."""
     ending = game.ending
     return ArchivedGame(
         id=game.id,
@@ -126,7 +147,7 @@ def _row(game: Game, entries: list[Entry], sealed: Seal) -> ArchivedGame | None:
         hash=game.chain,
         key_id=sealed.key_id,
         signature=sealed.signature,
-        log=log_,
+        log=packed,
         seats=tuple(
             (seat.player, seat.joined_at.timestamp()) for seat in game.seats if seat.player
         ),
