@@ -29,8 +29,9 @@ from datetime import datetime, timedelta
 
 import orjson
 
-from service.events import ArchivedGame, Game, RatedResult, Seal
+from service.events import ArchivedGame, Game, RatedResult, Seal, fold
 from service.events.packing import Entry, pack, unpack
+from service.events.store import records_of
 
 from .claim import Claim
 from .errors import use_case
@@ -77,13 +78,15 @@ def archive(claim: Claim, game_ids: Sequence[str]) -> Archived:
     game_ids = list(dict.fromkeys(game_ids))
     streams = claim.store.entries(game_ids)
     archived_before = claim.archive.versions([i for i in game_ids if i not in streams])
-    known = [i for i in game_ids if i in streams or i in archived_before]
-    games = dict(zip(known, claim.store.load_many(known), strict=True))
+    games = {i: fold(i, records_of(i, entries)) for i, entries in streams.items()}
+    earlier = [i for i in game_ids if i in archived_before]
+    games |= dict(zip(earlier, claim.store.load_many(earlier), strict=True))
     rows, left = [], []
+    seals = claim.seals.kept(list(streams))
     for game_id, game in games.items():
         if game_id not in streams:
             continue  # archived by an earlier move cut short: its deletions are finished below
-        sealed = _ready(claim, game)
+        sealed = _ready(claim, game, seals.get(game_id))
         row = None if sealed is None else _row(game, streams[game_id], sealed)
         if row is None:
             left.append(game_id)
@@ -104,12 +107,13 @@ def archive(claim: Claim, game_ids: Sequence[str]) -> Archived:
     return Archived(tuple(moved), tuple(left), tuple(unknown))
 
 
-def _ready(claim: Claim, game: Game) -> Seal | None:
-    """The seal of `game` if what follows its end is done (made so, if it can be): it
-    has ended, it is sealed, and its rated result is folded into the ratings."""
+def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:
+    """The seal of `game` (`sealed`, if it was kept) if what follows its end is done
+    (made so, if it can be): it has ended, it is sealed, and its rated result is folded
+    into the ratings."""
     if game.ending is None:
         return None
-    sealed = seal(claim, game)
+    sealed = sealed or seal(claim, game)
     result = RatedResult.of(game)
     if result is not None and claim.ratings.changes(game.id) is None:
         claim.ratings.record(result)
