@@ -199,3 +199,16 @@ def test_the_archive_timer_of_an_ended_game_is_set_again_by_a_rebuild(claim, clo
     assert games.fire_due_timers(claim) == 0
     games.rebuild(claim, claim.store.game_ids())
     assert games.fire_due_timers(claim) == 1
+
+
+def test_a_rebuild_folds_the_ratings_of_archived_games_again(claim, redis_client, prefix):
+    players = registered(claim, "Ann", "Bo", "Cid")
+    for seed, pair in enumerate(([0, 1], [1, 2], [0, 2]), start=1):
+        game, tokens = a_rated_game(claim, ("human", "human"), [players[n] for n in pair], seed)
+        played_out(claim, game.id, tokens)
+    board = games.leaderboard(claim, 2)
+    games.archive(claim, list(claim.store.game_ids()))
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{ratings}}:*"))
+    assert games.leaderboard(claim, 2) != board
+    games.rebuild(claim, claim.store.game_ids(), claim.archive.every_id(rated=True))
+    assert games.leaderboard(claim, 2) == board
