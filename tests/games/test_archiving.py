@@ -88,7 +88,8 @@ def test_every_read_of_an_archived_game_answers_what_it_answered_before(claim):
 def test_a_running_game_is_left_in_redis(claim):
     game, _ = finished(claim, moves=3)
     report = games.archive(claim, [game.id, "nosuchgame"])
-    assert (report.archived, report.left, report.unknown) == ((), (game.id,), ("nosuchgame",))
+    assert (report.archived, report.left) == ((), ())
+    assert (report.running, report.unknown) == ((game.id,), ("nosuchgame",))
     assert claim.archive.count() == 0
 
 
@@ -212,3 +213,12 @@ def test_a_rebuild_folds_the_ratings_of_archived_games_again(claim, redis_client
     assert games.leaderboard(claim, 2) != board
     games.rebuild(claim, claim.store.game_ids(), claim.archive.every_id(rated=True))
     assert games.leaderboard(claim, 2) == board
+
+
+def test_a_game_whose_kept_seal_is_not_of_its_log_stays_in_redis(claim, redis_client, prefix):
+    game, _ = finished(claim)
+    other, _ = finished(claim, seed=2)
+    key = f"{prefix}:game:{{{game.id}}}:seal"
+    redis_client.set(key, redis_client.get(f"{prefix}:game:{{{other.id}}}:seal"))
+    assert games.archive(claim, [game.id]).left == (game.id,)
+    assert claim.archive.count() == 0
