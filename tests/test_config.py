@@ -32,6 +32,8 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_SENDING_CAP": "8",
         "CLAIM_TRUSTED_PROXIES": "10.0.0.0/8, ::1",
         "CLAIM_SIGNING_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        "CLAIM_ARCHIVE_URL": "postgresql://claim@db/claim",
+        "CLAIM_ARCHIVE_AFTER": "3600",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -55,6 +57,26 @@ def test_every_setting_is_read_from_its_variable():
     assert (config.header_timeout, config.body_timeout, config.sending_cap) == (5, 12.5, 8)
     assert [str(network) for network in config.trusted_proxies] == ["10.0.0.0/8", "::1/128"]
     assert config.signing_key == environ["CLAIM_SIGNING_KEY"]
+    assert (config.archive, config.archive_after) == ("postgresql://claim@db/claim", 3600.0)
+
+
+def test_the_archive_is_a_file_of_the_data_directory_unless_it_is_named(tmp_path):
+    config = Config(data_dir=tmp_path / "data")
+    assert config.archive == f"sqlite:///{tmp_path / 'data' / 'archive.sqlite3'}"
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("CLAIM_ARCHIVE_URL", "mysql://db/claim"),
+        ("CLAIM_ARCHIVE_AFTER", "-1"),
+        ("CLAIM_ARCHIVE_AFTER", "nan"),
+        ("CLAIM_ARCHIVE_AFTER", "a day"),
+    ],
+)
+def test_an_archive_setting_that_cannot_be_used_is_refused_naming_it(variable, value):
+    with pytest.raises(ConfigError, match=variable):
+        Config.from_env({variable: value})
 
 
 def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():

@@ -57,7 +57,11 @@ def start_worker(config, tmp_path):
     processes = []
 
     def start(*options: str) -> subprocess.Popen:
-        env = child_environment(REDIS_URL=config.redis_url, CLAIM_PREFIX=config.prefix)
+        env = child_environment(
+            REDIS_URL=config.redis_url,
+            CLAIM_PREFIX=config.prefix,
+            CLAIM_ARCHIVE_URL=config.archive_url,
+        )
         if config.queue_url:
             env["CLAIM_QUEUE_URL"] = config.queue_url
         with (tmp_path / f"worker-{len(processes)}.log").open("w") as log:
