@@ -8,6 +8,10 @@
 //   claim.invites game id -> [{seat, url}]: the invite links of a game made here, until
 //                 its seats are taken (they are shown once by the server)
 //   claim.name    the name last taken a seat with, offered again
+//   claim.heads   game id -> {moves: {version: [hash, decision]}, seen: [version, hash]}:
+//                 the head (version, hash of the log) the server answered to each move
+//                 of the seat played here, and the newest its table showed, checked
+//                 against the final log when the game ends (proof.js)
 function load(key, fallback) {
   try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; }
 }
@@ -52,3 +56,20 @@ export function keepName(name) { save("claim.name", name); }
 
 export const soundOn = () => load("claim.sound", false);
 export function keepSound(on) { save("claim.sound", on); }
+
+const HEADS_KEPT = 100;  // games remembered; the oldest are dropped
+export const keptHeads = (gameId) => load("claim.heads", {})[gameId] ?? null;
+// Keep the head the server answered to the seat's `decision`, or (none) the newest
+// head its table showed.
+export function keepHead(gameId, { version, hash }, decision = null) {
+  const all = load("claim.heads", {});
+  const kept = all[gameId] ?? { moves: {}, seen: null };
+  if (decision) kept.moves[version] = [hash, decision];
+  else if (!kept.seen || kept.seen[0] < version) kept.seen = [version, hash];
+  else return;
+  delete all[gameId];
+  all[gameId] = kept;  // newest last
+  const ids = Object.keys(all);
+  for (const old of ids.slice(0, Math.max(0, ids.length - HEADS_KEPT))) delete all[old];
+  save("claim.heads", all);
+}

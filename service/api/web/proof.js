@@ -1,0 +1,112 @@
+// What a page checks of a finished game's log, and how it says so. The replay page
+// verifies the export as `claim verify-export` does (verify.js) and shows what held or
+// the first bad line; the table's end panel checks the heads this seat kept while it
+// played (store.js) against that log: "Your 26 moves are in the final log, unchanged".
+import { api, apiBytes } from "./api.js";
+import { faces } from "./cards.js";
+import { failure, h, panel, plural } from "./dom.js";
+import { cardLabel } from "./factions.js";
+import { changedHeads, verifyExport } from "./verify.js";
+import { sideName } from "./words.js";
+
+// The game's export and the server's keys, fetched, and the export verified here;
+// `took`: the verification's time in ms (not the fetching).
+export async function checkGame(gameId) {
+  const [exported, keys] = await Promise.all([apiBytes(`/games/${gameId}/export`), api("GET", "/.well-known/claim-keys")]);
+  const started = performance.now();
+  const verdict = await verifyExport(exported, keys, { gameId });
+  verdict.took = performance.now() - started;
+  verdict.lineText = verdict.ok ? null : lineOf(exported, verdict.line);
+  return verdict;
+}
+
+// The text of line `number` (blank lines not counted), cut short, to show what is wrong.
+function lineOf(exported, number) {
+  const line = new TextDecoder().decode(exported).split(/\r\n|\r|\n/).filter((text) => text.trim())[number - 1] ?? "";
+  return line.length > 240 ? `${line.slice(0, 240)}…` : line;
+}
+
+const winnersText = (view, winners) => (winners.length ? winners.map((side) => sideName(view, side)).join(" and ") : "nobody");
+
+// Whether the server's view of the game ends as the rules, replayed here, end it.
+function sameEnding(view, ending) {
+  const same = (a, b) => a.length === b.length && a.every((side) => b.includes(side));
+  return view.ending?.reason === ending.reason && same(view.ending.winners, ending.winners);
+}
+
+const exportLink = (gameId, text) => h("a", { href: `/games/${gameId}/export`, download: `claim-${gameId}.jsonl` }, text);
+
+// The replay page's panel: the verdict, then what each check established.
+export function proofPanel(verdict, view) {
+  const gameId = view.game_id;
+  const title = "Checked in this browser";
+  if (!verdict.ok) {
+    return panel(title,
+      h("p", { id: "proof-verdict", class: "bad", role: "alert" }, `✘ Not verified: line ${verdict.line} of the game's log is wrong: ${verdict.reason}.`),
+      verdict.lineText ? h("p", {}, `Line ${verdict.line}: `, h("code", { class: "proof-line" }, verdict.lineText)) : null,
+      h("p", {}, "The log the server gave for this game does not hold together, so what it says from that line on cannot be trusted. ",
+        exportLink(gameId, "Download the log"), " to keep it as evidence."));
+  }
+  const { creation, replay, ending, seal } = verdict;
+  const agrees = sameEnding(view, ending);
+  const outcome = ending.reason === "completed" ? `Winner: ${winnersText(view, ending.winners)}`
+    : ending.reason === "aborted" ? "the game was called off" : `${sideName(view, ending.seat)} ${ending.reason}; winner: ${winnersText(view, ending.winners)}`;
+  const sealWords = verdict.sealChecked
+    ? `the server signed that last hash (event ${seal.version}) with its key ${seal.key_id} (Ed25519): this is the log it stands by.`
+    : "this browser cannot check the server's signature (Ed25519 needs a secure page: https, or this machine); check the log with claim verify-export.";
+  return panel(title,
+    h("p", { id: "proof-verdict", class: agrees ? "good" : "bad", role: agrees ? null : "alert" }, agrees
+      ? `✔ Verified: chain, ${verdict.sealChecked ? "seal, " : ""}deck and rules hold for all ${verdict.events} events.`
+      : `✘ The log holds, but the result this page shows is not the one its moves give: the rules give ${outcome}.`),
+    h("p", { class: "muted small" }, `This page checked the game's whole log itself, without taking the server's word for it, in ${Math.round(verdict.took)} ms.`),
+    h("ul", { class: "proof-checks" },
+      h("li", {}, h("strong", {}, "Chain: "), `each of the ${verdict.events} events is linked to the one before it by SHA-256, from the game's id; `,
+        "an event changed, moved or left out would break every link after it. The last hash: ", h("code", {}, seal.hash)),
+      h("li", {}, h("strong", {}, "Seal: "), sealWords),
+      h("li", {}, h("strong", {}, "Deck: "), "SHA-256 of the salt and the deck equals the commitment the game published before the first card was dealt: the deck was fixed from the start.",
+        h("br"), "Commitment: ", h("code", { id: "proof-commitment" }, creation.commitment), h("br"), "Salt: ", h("code", {}, creation.salt)),
+      h("li", {}, h("strong", {}, "Rules: "), `this page's own rules engine dealt that deck and replayed all ${plural(verdict.decisions, "decision")}: every one was legal, and they end the game so: ${outcome}.`)),
+    h("p", {}, "The deck, from the top:"), faces(creation.deck, "the deck, from the top", "mini"),
+    h("p", {}, exportLink(gameId, "Download the log"), " to check it anywhere: ",
+      h("code", {}, `claim verify-export claim-${gameId}.jsonl --key ${location.origin}/.well-known/claim-keys`)));
+}
+
+// The table's end panel: the heads that `seat` kept while it played against the
+// final log (`proof`: null while it is fetched and checked, an Error if it could not
+// be, else the verdict).
+export function headsNote(proof, kept, gameId, seat) {
+  const moves = Object.entries(kept.moves).map(([version, [hash, decision]]) => ({ version: +version, hash, decision }))
+    .sort((a, b) => a.version - b.version);
+  const count = (n) => `${plural(n, "move")} ${n === 1 ? "is" : "are"}`;
+  if (proof === null) return h("p", { id: "heads-check", class: "muted" }, `Checking that your ${count(moves.length)} in the final log…`);
+  if (proof instanceof Error) return h("div", { id: "heads-check" }, failure(proof));
+  const named = (version) => {
+    const at = moves.findIndex((move) => move.version === version);
+    if (at < 0) return null;
+    const { decision } = moves[at];
+    return `your move ${at + 1} (you ${decision === "take deck" ? "took the top card of the draw pile"
+      : `${decision.startsWith("play") ? "played" : "took"} ${cardLabel(decision.split(" ")[1])}`}, event ${version} of the log)`;
+  };
+  const evidence = h("p", {}, exportLink(gameId, "Download the log"), " to keep it as evidence; ", h("a", { href: `/replay/${gameId}` }, "the replay"), " checks it line by line.");
+  if (!proof.ok) {
+    const move = named(proof.line);
+    return h("div", { id: "heads-check", class: "notice error", role: "alert" },
+      h("p", { class: "bad" }, `✘ The final log of this game does not hold together at line ${proof.line}${move ? `, ${move}` : ""}: ${proof.reason}.`), evidence);
+  }
+  const heads = Object.fromEntries([...moves.map((move) => [move.version, move.hash]), ...(kept.seen ? [kept.seen] : [])]);
+  const [changed] = changedHeads(heads, proof);
+  if (changed === undefined) {
+    return h("div", { id: "heads-check" },
+      h("p", { class: "good" }, moves.length ? `Your ${count(moves.length)} in the final log, unchanged ✔` : "The final log holds everything this page showed you, unchanged ✔"),
+      h("p", { class: "muted small" }, "Checked in this browser: what the server confirmed to each of your moves, against the game's sealed log, whose chain, seal, deck and rules hold."));
+  }
+  const move = moves.find((made) => made.version === changed);
+  const event = proof.log[changed - 1];
+  const there = move && event?.type === "DecisionMade" && event.data.seat === seat && event.data.decision === move.decision;
+  const before = moves.filter((made) => made.version < changed).length;
+  return h("div", { id: "heads-check", class: "notice error", role: "alert" },
+    h("p", { class: "bad" }, "✘ The record of this game was changed after it was played: ", move
+      ? `the log up to ${named(changed)} is not the one the server confirmed when you made it.${there ? "" : " The final log has no such move there."}`
+      : `the log up to event ${changed}, the last this page showed you, is not the one it showed then.`),
+    before ? h("p", {}, `Your ${plural(before, "move")} before it ${before === 1 ? "is" : "are"} unchanged.`) : null, evidence);
+}
