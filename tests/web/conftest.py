@@ -87,6 +87,7 @@ class Site:
     def __init__(self, url: str, data_dir: Path, mailbox: Mailbox):
         self.url = url
         self.mailbox = mailbox
+        self.data_dir = data_dir  # its signing key is there
         config = Config.from_env({"REDIS_URL": f"unix://{data_dir.resolve()}/redis.sock"})
         self.claim = Claim.connect(config)  # the same Redis, and the same job queues
 

@@ -6,6 +6,7 @@ import { api, apiBytes } from "./api.js";
 import { faces } from "./cards.js";
 import { failure, h, panel, plural } from "./dom.js";
 import { cardLabel } from "./factions.js";
+import { keptHeads } from "./store.js";
 import { changedHeads, verifyExport } from "./verify.js";
 import { sideName } from "./words.js";
 
@@ -36,7 +37,45 @@ function sameEnding(view, ending) {
 
 const exportLink = (gameId, text) => h("a", { href: `/games/${gameId}/export`, download: `claim-${gameId}.jsonl` }, text);
 
-// The replay page's panel: the verdict, then what each check established.
+// What the heads a seat kept while it played ({seat, moves: {version: [hash, decision]},
+// seen: [version, hash]}, store.js) say of a log that holds together: "your 26 moves
+// are in it, unchanged", or which of them the log no longer has as the server confirmed
+// it. {changed, element}; null when this browser kept no move of the game.
+function movesNote(kept, verdict, gameId) {
+  const moves = Object.entries(kept?.moves ?? {}).map(([version, [hash, decision]]) => ({ version: +version, hash, decision }))
+    .sort((a, b) => a.version - b.version);
+  if (!moves.length) return null;
+  const heads = Object.fromEntries([...moves.map((move) => [move.version, move.hash]), ...(kept.seen ? [kept.seen] : [])]);
+  const [changed] = changedHeads(heads, verdict);
+  if (changed === undefined) {
+    return { changed: false, element: h("div", {},
+      h("p", { class: "good" }, `Your ${plural(moves.length, "move")} ${moves.length === 1 ? "is" : "are"} in the final log, unchanged ✔`),
+      h("p", { class: "muted small" }, "Checked in this browser: what the server confirmed to each of your moves while you played, against the game's sealed log.")) };
+  }
+  const at = moves.findIndex((move) => move.version === changed);
+  const event = verdict.log[changed - 1];
+  const there = at >= 0 && event?.type === "DecisionMade" && event.data.seat === kept.seat && event.data.decision === moves[at].decision;
+  const before = moves.filter((move) => move.version < changed).length;
+  return { changed: true, element: h("div", {},
+    h("p", { class: "bad" }, "✘ The record of this game was changed after it was played: ", at >= 0
+      ? `the log up to ${moveName(moves, at)} is not the one the server confirmed when you made it.${there ? "" : " The final log has no such move there."}`
+      : `the log up to event ${changed}, the last this page showed you, is not the one it showed then.`),
+    before ? h("p", {}, `Your ${plural(before, "move")} before it ${before === 1 ? "is" : "are"} unchanged.`) : null, evidence(gameId)) };
+}
+
+// "your move 5 (you played Goblins 3, event 11 of the log)"
+function moveName(moves, at) {
+  const { version, decision } = moves[at];
+  const what = decision === "take deck" ? "took the top card of the draw pile"
+    : `${decision.startsWith("play") ? "played" : "took"} ${cardLabel(decision.split(" ")[1])}`;
+  return `your move ${at + 1} (you ${what}, event ${version} of the log)`;
+}
+
+const evidence = (gameId) => h("p", {}, exportLink(gameId, "Download the log"), " to keep it as evidence; ",
+  h("a", { href: `/replay/${gameId}` }, "the replay"), " shows it line by line.");
+
+// The replay page's panel: the verdict, then what each check established (and, in
+// the browser that played a seat, whether its moves are in the log unchanged).
 export function proofPanel(verdict, view) {
   const gameId = view.game_id;
   const title = "Checked in this browser";
@@ -47,17 +86,21 @@ export function proofPanel(verdict, view) {
       h("p", {}, "The log the server gave for this game does not hold together, so what it says from that line on cannot be trusted. ",
         exportLink(gameId, "Download the log"), " to keep it as evidence."));
   }
-  const { creation, replay, ending, seal } = verdict;
+  const { creation, ending, seal } = verdict;
+  const mine = movesNote(keptHeads(gameId), verdict, gameId);
   const agrees = sameEnding(view, ending);
   const outcome = ending.reason === "completed" ? `Winner: ${winnersText(view, ending.winners)}`
     : ending.reason === "aborted" ? "the game was called off" : `${sideName(view, ending.seat)} ${ending.reason}; winner: ${winnersText(view, ending.winners)}`;
+  const holds = `chain, ${verdict.sealChecked ? "seal, " : ""}deck and rules hold for all ${verdict.events} events`;
   const sealWords = verdict.sealChecked
     ? `the server signed that last hash (event ${seal.version}) with its key ${seal.key_id} (Ed25519): this is the log it stands by.`
     : "this browser cannot check the server's signature (Ed25519 needs a secure page: https, or this machine); check the log with claim verify-export.";
-  return panel(title,
-    h("p", { id: "proof-verdict", class: agrees ? "good" : "bad", role: agrees ? null : "alert" }, agrees
-      ? `✔ Verified: chain, ${verdict.sealChecked ? "seal, " : ""}deck and rules hold for all ${verdict.events} events.`
-      : `✘ The log holds, but the result this page shows is not the one its moves give: the rules give ${outcome}.`),
+  const verdictLine = mine?.changed ? h("p", { id: "proof-verdict", class: "bad", role: "alert" },
+    `✘ This log holds together (${holds}), but it is not the one the server confirmed to your moves while you played:`)
+    : h("p", { id: "proof-verdict", class: agrees ? "good" : "bad", role: agrees ? null : "alert" }, agrees
+      ? `✔ Verified: ${holds}.`
+      : `✘ The log holds, but the result this page shows is not the one its moves give: the rules give ${outcome}.`);
+  return panel(title, verdictLine, mine?.element,
     h("p", { class: "muted small" }, `This page checked the game's whole log itself, without taking the server's word for it, in ${Math.round(verdict.took)} ms.`),
     h("ul", { class: "proof-checks" },
       h("li", {}, h("strong", {}, "Chain: "), `each of the ${verdict.events} events is linked to the one before it by SHA-256, from the game's id; `,
@@ -71,42 +114,22 @@ export function proofPanel(verdict, view) {
       h("code", {}, `claim verify-export claim-${gameId}.jsonl --key ${location.origin}/.well-known/claim-keys`)));
 }
 
-// The table's end panel: the heads that `seat` kept while it played against the
-// final log (`proof`: null while it is fetched and checked, an Error if it could not
-// be, else the verdict).
-export function headsNote(proof, kept, gameId, seat) {
-  const moves = Object.entries(kept.moves).map(([version, [hash, decision]]) => ({ version: +version, hash, decision }))
-    .sort((a, b) => a.version - b.version);
-  const count = (n) => `${plural(n, "move")} ${n === 1 ? "is" : "are"}`;
-  if (proof === null) return h("p", { id: "heads-check", class: "muted" }, `Checking that your ${count(moves.length)} in the final log…`);
+// The table's end panel: the heads this seat kept while it played against the final
+// log (`proof`: null while it is fetched and checked, an Error if it could not be,
+// else the verdict).
+export function headsNote(proof, kept, gameId) {
+  const count = Object.keys(kept.moves).length;
+  if (proof === null) {
+    return h("p", { id: "heads-check", class: "muted" }, `Checking that your ${plural(count, "move")} ${count === 1 ? "is" : "are"} in the final log…`);
+  }
   if (proof instanceof Error) return h("div", { id: "heads-check" }, failure(proof));
-  const named = (version) => {
-    const at = moves.findIndex((move) => move.version === version);
-    if (at < 0) return null;
-    const { decision } = moves[at];
-    return `your move ${at + 1} (you ${decision === "take deck" ? "took the top card of the draw pile"
-      : `${decision.startsWith("play") ? "played" : "took"} ${cardLabel(decision.split(" ")[1])}`}, event ${version} of the log)`;
-  };
-  const evidence = h("p", {}, exportLink(gameId, "Download the log"), " to keep it as evidence; ", h("a", { href: `/replay/${gameId}` }, "the replay"), " checks it line by line.");
   if (!proof.ok) {
-    const move = named(proof.line);
+    const moves = Object.keys(kept.moves).map(Number).sort((a, b) => a - b).map((version) => ({ version, decision: kept.moves[version][1] }));
+    const at = moves.findIndex((move) => move.version === proof.line);
     return h("div", { id: "heads-check", class: "notice error", role: "alert" },
-      h("p", { class: "bad" }, `✘ The final log of this game does not hold together at line ${proof.line}${move ? `, ${move}` : ""}: ${proof.reason}.`), evidence);
+      h("p", { class: "bad" }, `✘ The final log of this game does not hold together at line ${proof.line}${at >= 0 ? `, ${moveName(moves, at)}` : ""}: ${proof.reason}.`),
+      evidence(gameId));
   }
-  const heads = Object.fromEntries([...moves.map((move) => [move.version, move.hash]), ...(kept.seen ? [kept.seen] : [])]);
-  const [changed] = changedHeads(heads, proof);
-  if (changed === undefined) {
-    return h("div", { id: "heads-check" },
-      h("p", { class: "good" }, moves.length ? `Your ${count(moves.length)} in the final log, unchanged ✔` : "The final log holds everything this page showed you, unchanged ✔"),
-      h("p", { class: "muted small" }, "Checked in this browser: what the server confirmed to each of your moves, against the game's sealed log, whose chain, seal, deck and rules hold."));
-  }
-  const move = moves.find((made) => made.version === changed);
-  const event = proof.log[changed - 1];
-  const there = move && event?.type === "DecisionMade" && event.data.seat === seat && event.data.decision === move.decision;
-  const before = moves.filter((made) => made.version < changed).length;
-  return h("div", { id: "heads-check", class: "notice error", role: "alert" },
-    h("p", { class: "bad" }, "✘ The record of this game was changed after it was played: ", move
-      ? `the log up to ${named(changed)} is not the one the server confirmed when you made it.${there ? "" : " The final log has no such move there."}`
-      : `the log up to event ${changed}, the last this page showed you, is not the one it showed then.`),
-    before ? h("p", {}, `Your ${plural(before, "move")} before it ${before === 1 ? "is" : "are"} unchanged.`) : null, evidence);
+  const { changed, element } = movesNote(kept, proof, gameId);
+  return h("div", { id: "heads-check", class: changed ? "notice error" : null, role: changed ? "alert" : null }, element);
 }

@@ -8,10 +8,10 @@
 //   claim.invites game id -> [{seat, url}]: the invite links of a game made here, until
 //                 its seats are taken (they are shown once by the server)
 //   claim.name    the name last taken a seat with, offered again
-//   claim.heads   game id -> {moves: {version: [hash, decision]}, seen: [version, hash]}:
-//                 the head (version, hash of the log) the server answered to each move
-//                 of the seat played here, and the newest its table showed, checked
-//                 against the final log when the game ends (proof.js)
+//   claim.heads   game id -> {seat, moves: {version: [hash, decision]}, seen: [version,
+//                 hash]}: the head (version, hash of the log) the server answered to
+//                 each move of the seat played here, and the newest its table showed,
+//                 checked against the final log when the game ends (proof.js)
 function load(key, fallback) {
   try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; }
 }
@@ -59,11 +59,11 @@ export function keepSound(on) { save("claim.sound", on); }
 
 const HEADS_KEPT = 100;  // games remembered; the oldest are dropped
 export const keptHeads = (gameId) => load("claim.heads", {})[gameId] ?? null;
-// Keep the head the server answered to the seat's `decision`, or (none) the newest
-// head its table showed.
-export function keepHead(gameId, { version, hash }, decision = null) {
+// Keep the head the server answered to `seat`'s `decision`, or (none) the newest head
+// the table of `seat` showed.
+export function keepHead(gameId, seat, { version, hash }, decision = null) {
   const all = load("claim.heads", {});
-  const kept = all[gameId] ?? { moves: {}, seen: null };
+  const kept = all[gameId] ?? { seat, moves: {}, seen: null };
   if (decision) kept.moves[version] = [hash, decision];
   else if (!kept.seen || kept.seen[0] < version) kept.seen = [version, hash];
   else return;

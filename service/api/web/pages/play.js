@@ -154,7 +154,7 @@ export default async function playPage(gameId) {
     }
     if (view && fresh.version < view.version) return;  // an older answer, overtaken
     view = fresh;
-    if (view.you) keepHead(gameId, view.head);
+    if (view.you) keepHead(gameId, view.you.seat, view.head);
     draw();
   }
   async function decide(decision) {
@@ -172,7 +172,7 @@ export default async function playPage(gameId) {
       return refresh().catch(problemsOnly((again) => say(problemText(again))));
     }
     busy = false;  // before drawing: the next decision may be this seat's too
-    keepHead(gameId, moved.head, decision);
+    keepHead(gameId, view.you.seat, moved.head, decision);
     say(`You ${decisionText(decision, view.you?.peek)}.`);
     if (moved.view.version >= view.version) view = moved.view;  // else a live read overtook it
     draw();  // either way: the hand drawn while sending could not be pressed
@@ -227,7 +227,7 @@ export default async function playPage(gameId) {
       proof = null;
       checkGame(gameId).catch(problemsOnly((error) => error)).then((checked) => { proof = checked; draw(); });
     }
-    return headsNote(proof, kept, gameId, me);
+    return headsNote(proof, kept, gameId);
   }
 
   function draw() {
