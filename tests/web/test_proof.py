@@ -92,6 +92,8 @@ def test_the_replay_page_verifies_a_finished_games_export(site, new_page, finish
     page = new_page()
     shown = verdict_on(page, finished[players])
     assert shown == f"✔ Verified: chain, seal, deck and rules hold for all {len(lines) - 1} events."
+    summary = page.locator("#proof-summary").inner_text()
+    assert summary == "✔ This game's log checks out in this browser. What was checked"
     checks = page.locator(".proof-checks").inner_text()
     commitment = orjson.loads(lines[0])["data"]["commitment"]
     assert page.locator("#proof-commitment").inner_text() == commitment
@@ -174,6 +176,8 @@ def test_the_replay_page_refuses_a_tampered_export_naming_its_line(
         shown
         == f"✘ Not verified: line {expected.line} of the game's log is wrong: {expected.reason}."
     )
+    summary = page.locator("#proof-summary").inner_text()
+    assert summary.startswith(f"✘ This game's log does not hold together (line {expected.line}).")
     if tamper == "two lines swapped":
         assert_accessible(page)
         screenshot(page, "replay-refused-desktop")
@@ -292,6 +296,11 @@ def test_the_replay_in_the_browser_that_played_checks_its_moves_too(site, new_pa
     assert verdict_on(page, game_id).startswith("✔ Verified: chain, seal, deck and rules hold")
     proof = page.locator("section[aria-labelledby='p-checked-in-this-browser']")
     assert f"Your {moves} moves are in the final log, unchanged ✔" in proof.inner_text()
+    assert (
+        page.locator("#proof-summary")
+        .inner_text()
+        .startswith("✔ This game's log checks out in this browser, your moves in it unchanged.")
+    )
     forged, fifth = rewritten(site, game_id)
     cheated = new_page(storage_state=storage)
     serve(cheated, forged)
@@ -319,3 +328,23 @@ def test_a_final_log_that_does_not_hold_together_raises_the_alarm_at_its_line(
         f"✘ The final log of this game does not hold together at line {version}, your move 3 ("
     )
     assert "its hash is not the chain's" in alarm.inner_text()
+
+
+def test_moves_made_on_another_device_are_not_counted_as_checked(site, new_page, played):
+    _, game_id, storage = played
+    moves = len(anns_moves(export_of(site, game_id)))
+    storage = json.loads(json.dumps(storage))
+    entries = storage["origins"][0]["localStorage"]
+    heads = next(entry for entry in entries if entry["name"] == "claim.heads")
+    kept = json.loads(heads["value"])
+    kept[game_id]["moves"] = dict(list(kept[game_id]["moves"].items())[::2])  # every other one
+    heads["value"] = json.dumps(kept)
+    page = new_page(storage_state=storage)
+    page.goto(f"/play/{game_id}")
+    checked = page.locator("#heads-check .good")
+    checked.wait_for(timeout=60_000)
+    made_here = (moves + 1) // 2
+    assert checked.inner_text() == (
+        f"The {made_here} of your {moves} moves made in this browser are in the final log,"
+        " unchanged ✔"
+    )

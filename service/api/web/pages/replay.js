@@ -4,7 +4,7 @@
 // its whole log checked in this page: chain, seal, deck and rules (proof.js).
 import { api } from "../api.js";
 import { failure, h, panel, show } from "../dom.js";
-import { checkGame, proofPanel } from "../proof.js";
+import { replayProof } from "../proof.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
 import { tableElement } from "../table.js";
 import { readable } from "../words.js";
@@ -16,7 +16,7 @@ export default async function replayPage(gameId) {
   const slider = h("input", { type: "range", min: 0, max: last, value: last, id: "step", "aria-label": "step" });
   const label = h("output", { for: "step", id: "step-label" });
   const body = h("div", { id: "replay-step" });
-  const auditBox = h("div", { id: "audit" });
+  const [proofLine, proofBox] = [h("div"), h("div")];
   const previous = h("button", { type: "button", onclick: () => go(current - 1), "aria-label": "previous step" }, "◀ Previous");
   const next = h("button", { type: "button", onclick: () => go(current + 1), "aria-label": "next step" }, "Next ▶");
   let current = -1;
@@ -46,9 +46,12 @@ export default async function replayPage(gameId) {
   const over = game.status === "finished" || game.status === "aborted";
   show(h("h1", {}, `Replay of game ${gameId.slice(0, 8)}`),
     h("p", {}, game.status === "running" ? "The game goes on: this is what the public has seen up to now."
-      : `The game is ${game.status}${over ? ": every hand is shown face up" : ""}.`),
+      : `The game is ${game.status}${over ? ": every hand is shown face up" : ""}.`), proofLine,
     h("div", { class: "replay-controls", role: "group", "aria-label": "replay controls" }, previous, slider, next, label),
-    h("p", { class: "muted" }, "Arrow keys step back and forth."), body, auditBox);
+    h("p", { class: "muted" }, "Arrow keys step back and forth."), body, proofBox);
   await go(last);
-  if (over) auditBox.replaceChildren(await checkGame(gameId).then((verdict) => proofPanel(verdict, game), failure));
+  if (!over) return;
+  const [line, details] = await replayProof(gameId, game);
+  proofLine.replaceChildren(line ?? "");
+  proofBox.replaceChildren(details);
 }
