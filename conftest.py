@@ -11,6 +11,7 @@ that needs a single Redis is marked `single_redis`.
 
 from __future__ import annotations
 
+import os
 import uuid
 from pathlib import Path
 
@@ -116,6 +117,48 @@ def prefix(redis_client) -> str:
     keys = list(redis_client.scan_iter(match=f"{prefix}:*", count=1000))
     if keys:
         redis_client.delete(*keys)
+
+
+# PostgreSQL for the archive's tests: CLAIM_TEST_POSTGRES, else the machine's own.
+POSTGRES = os.environ.get("CLAIM_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+@pytest.fixture
+def sqlite_archive_url(tmp_path) -> str:
+    """A SQLite archive of the test's own (its file made on first write)."""
+    return f"sqlite:///{tmp_path / 'archive.sqlite3'}"
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """The URL of a PostgreSQL that answers; the test is skipped, saying so, if none."""
+    import psycopg
+
+    try:
+        psycopg.connect(POSTGRES, connect_timeout=3).close()
+    except psycopg.Error as error:
+        pytest.skip(f"no PostgreSQL answers at {POSTGRES} (CLAIM_TEST_POSTGRES): {error}")
+    return POSTGRES
+
+
+@pytest.fixture
+def postgres_archive_url(postgres_server) -> str:
+    """A PostgreSQL archive of the test's own: a schema made for it, dropped after."""
+    import psycopg
+
+    schema = f"test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as connection:
+        connection.execute(f"CREATE SCHEMA {schema}")
+    separator = "&" if "?" in postgres_server else "?"
+    yield f"{postgres_server}{separator}options=-csearch_path%3D{schema}"
+    with psycopg.connect(postgres_server, autocommit=True) as connection:
+        connection.execute(f"DROP SCHEMA {schema} CASCADE")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def archive_url(request) -> str:
+    """An archive of the test's own, SQLite then PostgreSQL."""
+    return request.getfixturevalue(f"{request.param}_archive_url")
 
 
 @pytest.fixture

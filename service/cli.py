@@ -1,6 +1,6 @@
 """The `claim` command line: `claim serve`, `claim worker`, `claim rebuild`,
-`claim verify FILE`, `claim verify-export FILE`, `claim simulate ...`, `claim ladder`,
-`claim openapi`.
+`claim archive`, `claim export --all`, `claim import FILE`, `claim verify FILE`,
+`claim verify-export FILE`, `claim simulate ...`, `claim ladder`, `claim openapi`.
 
 The entry point composes the layers: it reads the `Config` once (the environment and
 its own options) and hands it to the API, the worker or the application.
@@ -110,13 +110,78 @@ def rebuild(config: Config) -> int:
 
     claim = games.Claim.connect(config)
     game_ids = tqdm(claim.store.game_ids(), desc="rebuild", unit="game", file=sys.stderr)
-    count = games.rebuild(claim, game_ids)
+    archived = claim.archive.every_id(rated=True)
+    archived = tqdm(archived, desc="archived ratings", unit="game", file=sys.stderr)
+    count = games.rebuild(claim, game_ids, archived)
     print(f"{count} game{'s' * (count != 1)} rebuilt", file=sys.stderr)
     indexed = games.index_emails(claim)
     print(f"{indexed} email address{'es' * (indexed != 1)} indexed", file=sys.stderr)
     client = connect(config)
     delete_unsharded(client, config.prefix)
     client.close()
+    return 0
+
+
+def archive(config: Config, older_than: float | None) -> int:
+    """`claim archive`: move every game ended more than `older_than` seconds ago
+    (default CLAIM_ARCHIVE_AFTER) from Redis to the archive, now."""
+    from datetime import timedelta
+
+    from . import games
+
+    claim = games.Claim.connect(config, jobs=False)
+    older_than = config.archive_after if older_than is None else older_than
+    ended_by = claim.clock() - timedelta(seconds=older_than)
+    moved = left = 0
+    with tqdm(desc="archive", unit="game", file=sys.stderr) as progress:
+        for looked, report in games.archive_ended(claim, claim.store.game_ids(), ended_by):
+            moved, left = moved + len(report.archived), left + len(report.left)
+            progress.update(looked)
+    print(f"{moved} game{'s' * (moved != 1)} archived, {left} ended left in Redis", file=sys.stderr)
+    claim.close()
+    return 0
+
+
+def export_all(config: Config) -> int:
+    """`claim export --all`: a backup of the deployment on standard output."""
+    from . import games
+    from .games.backup import export_all as lines
+
+    claim = games.Claim.connect(config, jobs=False)
+    for line in tqdm(lines(claim), desc="export", unit="line", file=sys.stderr):
+        sys.stdout.buffer.write(line)
+    sys.stdout.buffer.flush()
+    claim.close()
+    return 0
+
+
+def import_all(config: Config, path: str) -> int:
+    """`claim import FILE`: a backup checked whole, then written into this deployment:
+    0 when imported; 1 naming the first bad line; 2 when the file cannot be read."""
+    from . import games
+    from .games.backup import BadBackup
+    from .games.backup import import_all as imported
+
+    def read():
+        with open(path, "rb") as file:
+            yield from tqdm(file, desc="import", unit="line", file=sys.stderr, leave=False)
+
+    claim = games.Claim.connect(config, jobs=False)
+    try:
+        done = imported(claim, read)
+    except OSError as error:
+        print(f"cannot read {path}: {error.strerror}", file=sys.stderr)
+        return 2
+    except BadBackup as error:
+        print(f"{path}:{error.line}: {error}; nothing imported", file=sys.stderr)
+        return 1
+    finally:
+        claim.close()
+    print(
+        f"{done.players} players, {done.games} games imported"
+        f" ({done.archived} ended, into the archive)",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -158,18 +223,25 @@ def write_openapi(path: str | None) -> int:
     return 0
 
 
-def _check_queues(config: Config) -> None:
-    """ConfigError unless the job queues can be where `config` puts them: not on a
-    Redis Cluster (RQ does not support one), so `CLAIM_QUEUE_URL` is required with one."""
+def _check_stores(config: Config) -> None:
+    """ConfigError unless the job queues and the archive can be where `config` puts
+    them: with a Redis Cluster, the queues on another Redis (`CLAIM_QUEUE_URL`: RQ does
+    not support a cluster), and an archive that every host shares (`CLAIM_ARCHIVE_URL`,
+    not the default file of each host's data directory)."""
+    import redis
+
     from .events import StoreUnavailable, connect
     from .games.claim import queues
 
     try:
         games = connect(config)
         queues(config, games).close()
+        cluster = isinstance(games, redis.RedisCluster)
         games.close()
     except StoreUnavailable as error:
         raise ConfigError(f"REDIS_URL or CLAIM_QUEUE_URL: {error}") from None
+    if cluster and not config.archive_url:
+        raise ConfigError("CLAIM_ARCHIVE_URL is required: a cluster's hosts share one archive")
 
 
 def _factions(text: str | None):
@@ -230,6 +302,21 @@ def main(argv: list[str] | None = None) -> int:
         " from the streams",
     )
 
+    moving = commands.add_parser(
+        "archive", help="move ended games from Redis to the archive now (the workers do it too)"
+    )
+    moving.add_argument(
+        "--older-than",
+        type=float,
+        help="seconds since their end (default: CLAIM_ARCHIVE_AFTER; 0: every ended game)",
+    )
+
+    backup = commands.add_parser("export", help="a backup of the deployment, on standard output")
+    backup.add_argument("--all", action="store_true", required=True, help="every game and player")
+
+    restore = commands.add_parser("import", help="a backup checked, then written here")
+    restore.add_argument("file", help="what claim export --all wrote")
+
     ladder = commands.add_parser(
         "ladder", help="AI levels play rated games on a running server: its leaderboard filled"
     )
@@ -267,14 +354,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "verify-export":
         keys = args.key or f"{Config.from_env().public_url}/.well-known/claim-keys"
         return verify_export(args.file, keys)
-    if args.command in ("serve", "worker", "rebuild"):
+    if args.command in ("serve", "worker", "rebuild", "archive", "export", "import"):
         try:
             options = {}
             if args.command == "worker":
                 options = {"sweep_every": args.sweep_every, "stuck_after": args.stuck_after}
             config = Config.from_env(**options)
             if config.redis_url:
-                _check_queues(config)
+                _check_stores(config)
         except ConfigError as error:
             parser.error(str(error))
     if args.command == "serve":
@@ -287,6 +374,12 @@ def main(argv: list[str] | None = None) -> int:
         return run(config, args.burst)
     if args.command == "rebuild":
         return rebuild(config)
+    if args.command == "archive":
+        return archive(config, args.older_than)
+    if args.command == "export":
+        return export_all(config)
+    if args.command == "import":
+        return import_all(config, args.file)
     if args.command == "openapi":
         return write_openapi(args.output)
     if args.command == "cluster":

@@ -11,6 +11,7 @@ variable, rather than misread later inside a job.
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -19,6 +20,8 @@ from pathlib import Path
 
 DEFAULT_PREFIX = "claim"
 FSYNC_POLICIES = ("always", "everysec")
+ARCHIVE_SCHEMES = ("sqlite:", "postgresql:", "postgres:")
+ARCHIVE_FILE = "archive.sqlite3"  # the archive's file in data_dir, without CLAIM_ARCHIVE_URL
 
 
 class ConfigError(ValueError):
@@ -56,6 +59,10 @@ class Config:
     # CLAIM_SIGNING_KEY: the Ed25519 key that seals ended games (PEM, or base64 of the
     # raw 32 bytes); None: made once in data_dir (signing-key.pem)
     signing_key: str | None = field(default=None, repr=False)  # a secret: never printed
+    # CLAIM_ARCHIVE_URL: where ended games go (sqlite:///<file> or postgresql://...);
+    # None: data_dir/archive.sqlite3
+    archive_url: str | None = field(default=None, repr=False)  # may hold a password
+    archive_after: float = 86_400.0  # CLAIM_ARCHIVE_AFTER: seconds from a game's end to its move
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -71,6 +78,13 @@ class Config:
             if text or (name in EMPTY_MEANS_OFF and variable in environ):
                 values[name] = _parse(name, variable, text)
         return replace(cls(**values), **overrides)
+
+    @property
+    def archive(self) -> str:
+        """The archive's URL: `archive_url`, else a SQLite file in `data_dir`."""
+        if self.archive_url:
+            return self.archive_url
+        return f"sqlite:///{(self.data_dir / ARCHIVE_FILE).resolve()}"
 
     def is_trusted_proxy(self, address: str) -> bool:
         """Whether `address` is in a network of `trusted_proxies`.
@@ -106,6 +120,10 @@ class Config:
             raise ConfigError(f"CLAIM_SENDING_CAP: {self.sending_cap} is not 1 or more")
         if self.replicas < 0:
             raise ConfigError(f"CLAIM_REPLICAS: {self.replicas} is not 0 or more")
+        if not 0 <= self.archive_after < math.inf:
+            raise ConfigError(f"CLAIM_ARCHIVE_AFTER: {self.archive_after} is not 0 or more")
+        if self.archive_url is not None and not self.archive_url.startswith(ARCHIVE_SCHEMES):
+            raise ConfigError("CLAIM_ARCHIVE_URL: not a sqlite: or postgresql: URL")
         if self.expert_seconds is not None and not 0 < self.expert_seconds <= 60:
             raise ConfigError(f"CLAIM_EXPERT_SECONDS: {self.expert_seconds} is not in (0, 60]")
 
@@ -131,6 +149,8 @@ ENVIRONMENT = {
     "replicas": "CLAIM_REPLICAS",
     "expert_seconds": "CLAIM_EXPERT_SECONDS",
     "signing_key": "CLAIM_SIGNING_KEY",
+    "archive_url": "CLAIM_ARCHIVE_URL",
+    "archive_after": "CLAIM_ARCHIVE_AFTER",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
@@ -143,7 +163,7 @@ def _parse(name: str, variable: str, text: str):
         return Path(text)
     if name == "trusted_proxies":
         return trusted_networks(variable, text)
-    if name == "body_timeout":
+    if name in ("body_timeout", "archive_after"):
         try:
             return float(text)
         except ValueError:

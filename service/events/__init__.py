@@ -19,6 +19,7 @@ this package builds a Redis key.
 """
 
 from .ai_turns import AiTurns
+from .archive import Archive, ArchivedGame
 from .connection import connect, redis_errors
 from .errors import (
     CorruptEvent,
@@ -144,6 +145,8 @@ __all__ = [
     "TIMEOUT_POLICIES",
     "AiTurns",
     "Appended",
+    "Archive",
+    "ArchivedGame",
     "CorruptEvent",
     "DecisionMade",
     "Delivery",

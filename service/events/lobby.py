@@ -94,6 +94,10 @@ class LobbyFilter:
     rated: bool | None = None
     public: bool | None = None
 
+    def facets(self) -> dict[str, int]:
+        """The value of each facet it keeps one value of, as a number."""
+        return {name: int(value) for name, value in asdict(self).items() if value is not None}
+
 
 FACETS = tuple(field.name for field in fields(LobbyFilter))  # in the order of their keys
 
@@ -159,35 +163,55 @@ class Lobby:
         with redis_errors():
             self._project(keys=keys, args=[*args, self._channel, LOBBY_CHANGED])
 
+    def forget(self, games: list[Game]) -> None:
+        """Take `games` off every listing: they are listed from the archive now."""
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for game in games:
+                shard = self._shards[shard_of(game.id)]
+                pipe.hdel(shard.summaries, game.id)
+                pipe.hdel(shard.versions, game.id)
+                for status in STATUSES:
+                    for listing in shard.listings(status, game):
+                        pipe.zrem(listing, game.id)
+            pipe.execute()
+            self._redis.publish(self._channel, LOBBY_CHANGED)
+
     def page(
         self, status: str, offset: int = 0, limit: int = 20, only: LobbyFilter = LobbyFilter()
     ) -> LobbyPage:
         """Games with `status` (those `only` keeps), newest first (the same moment: by
         id, last first), `limit` of them from `offset`."""
-        chosen = {name: int(value) for name, value in asdict(only).items() if value is not None}
+        total, listed = self.listing(status, offset + limit, only)
+        ids = [game_id for _, game_id in listed[offset : offset + limit]]
+        summaries = self.summaries(ids)
+        return LobbyPage(total, tuple(summaries[i] for i in ids if i in summaries))
+
+    def listing(
+        self, status: str, count: int, only: LobbyFilter = LobbyFilter()
+    ) -> tuple[int, list[tuple[float, str]]]:
+        """How many games have `status` (those `only` keeps), and the first `count` of
+        them, newest first (the same moment: by id, last first), each with its
+        creation time (Unix time)."""
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for shard in self._shards:
-                listing = shard.listing(status, chosen)
+                listing = shard.listing(status, only.facets())
                 pipe.zcard(listing)
-                pipe.zrevrange(listing, 0, offset + limit - 1, withscores=True)
+                pipe.zrevrange(listing, 0, count - 1, withscores=True)
             answers = pipe.execute()
         total = sum(answers[::2])
-        entries = [(score, game_id) for shard in answers[1::2] for game_id, score in shard]
-        ids = [game_id for _, game_id in sorted(entries, reverse=True)[offset : offset + limit]]
+        entries = [(score, game_id.decode()) for shard in answers[1::2] for game_id, score in shard]
+        return total, sorted(entries, reverse=True)[:count]
+
+    def summaries(self, game_ids: list[str]) -> dict[str, GameSummary]:
+        """The summaries of the games of `game_ids` that the lobby lists."""
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
-            for game_id in ids:
-                pipe.hget(self._shards[shard_of(game_id.decode())].summaries, game_id)
-            summaries = pipe.execute()
-        games = []
-        for summary in summaries:
-            if summary is not None:  # removed by a rebuild in between
-                fields = json.loads(summary)
-                games.append(
-                    GameSummary(
-                        **{
-                            **fields,
-                            **{k: tuple(fields[k]) for k in ("factions", "seats", "open_seats")},
-                        }
-                    )
-                )
-        return LobbyPage(total, tuple(games))
+            for game_id in game_ids:
+                pipe.hget(self._shards[shard_of(game_id)].summaries, game_id)
+            texts = pipe.execute()
+        found = {}
+        for game_id, text in zip(game_ids, texts, strict=True):
+            if text is not None:  # removed by a rebuild, or archived, in between
+                fields = json.loads(text)
+                tuples = {k: tuple(fields[k]) for k in ("factions", "seats", "open_seats")}
+                found[game_id] = GameSummary(**{**fields, **tuples})
+        return found

@@ -206,6 +206,33 @@ class PlayerStore:
         ]
         return [player for player in players if (player.email or "").lower() == email.lower()]
 
+    def ids(self) -> list[str]:
+        """Every registered player's id, sorted."""
+        start = self._key("")
+        with redis_errors():
+            keys = self._redis.scan_iter(match=f"{start}*", count=1000, _type="hash")
+            player_ids = (_text(key).removeprefix(start) for key in keys)
+            return sorted(player_id for player_id in player_ids if ":" not in player_id)
+
+    def dump(self, player_id: str) -> dict[str, str]:
+        """Everything kept of the player (its hash: name, email, the digests of its
+        keys, its devices...), for a backup; UnknownPlayer if none."""
+        with redis_errors():
+            fields = _texts(self._redis.hgetall(self._key(player_id)))
+        if not fields:
+            raise UnknownPlayer(player_id)
+        return fields
+
+    def restore(self, player_id: str, fields: dict[str, str]) -> None:
+        """Keep the player `dump` gave, with the indexes of its keys and address."""
+        with redis_errors():  # the indexes first: they open nothing until the hash holds it
+            if fields.get("email"):
+                self._redis.sadd(self._email_key(fields["email"]), player_id)
+            for field, value in fields.items():
+                if _device_of_field(field) is not None:
+                    self._redis.hset(self._keys, value, player_id)
+            self._redis.hset(self._key(player_id), mapping=fields)
+
     def index_emails(self) -> int:
         """Index every player's address again (for players registered before the index
         was kept); answer how many were indexed."""

@@ -4,7 +4,8 @@
 
 A seal is made once, when the game ends (`service.games.changes`), and kept under the
 game's hash tag (`<prefix>:game:{<id>}:seal`), so that a log changed since no longer
-matches it. A game that ended before seals existed is sealed at its first export.
+matches it; an archived game's is in its row (`archive.py`). A game that ended before
+seals existed is sealed at its first export.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 import orjson
 import redis
 
+from .archive import Archive
 from .connection import redis_errors
 from .keys import PublicKey
 
@@ -72,11 +74,17 @@ class Seal:
 
 
 class Seals:
-    """The seals of ended games, one per game, written once."""
+    """The seals of ended games, one per game, written once; those of archived games
+    read from `archive`. And the public halves of every key that sealed a game here
+    (`<prefix>:seal-keys`, key id -> the key as `/.well-known/claim-keys` lists it), so
+    that a seal stays checkable after the key changed or the games moved here."""
 
-    def __init__(self, client: redis.Redis, prefix: str):
+    def __init__(self, client: redis.Redis, prefix: str, archive: Archive | None = None):
         self._redis = client
         self._prefix = prefix
+        self._archive = archive
+        self._keys = f"{prefix}:seal-keys"
+        self._known: set[str] = set()  # the key ids this process wrote to `_keys`
 
     def _key(self, game_id: str) -> str:
         return f"{self._prefix}:game:{{{game_id}}}:seal"
@@ -92,4 +100,34 @@ class Seals:
     def get(self, game_id: str) -> Seal | None:
         with redis_errors():
             body = self._redis.get(self._key(game_id))
-        return None if body is None else Seal.parse(orjson.loads(body))
+        if body is not None:
+            return Seal.parse(orjson.loads(body))
+        archived = self._archive.get([game_id]).get(game_id) if self._archive else None
+        if archived is None:
+            return None
+        chain_hash, signature = archived.hash.hex(), archived.signature
+        return Seal(game_id, archived.version, chain_hash, archived.key_id, signature)
+
+    def know(self, key: PublicKey) -> None:
+        """Keep `key` among those that sealed games here (once per process)."""
+        if key.key_id not in self._known:
+            with redis_errors():
+                self._redis.hset(self._keys, key.key_id, orjson.dumps(key.listed()))
+            self._known.add(key.key_id)
+
+    def known(self) -> list[PublicKey]:
+        """Every key kept by `know`, by id."""
+        with redis_errors():
+            listed = self._redis.hvals(self._keys)
+        return sorted((PublicKey.parse(orjson.loads(text)) for text in listed), key=_key_id)
+
+    def forget(self, game_ids: list[str]) -> None:
+        """Delete the seals of `game_ids`, archived with them already."""
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.delete(self._key(game_id))
+            pipe.execute()
+
+
+def _key_id(key: PublicKey) -> str:
+    return key.key_id

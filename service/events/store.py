@@ -5,6 +5,10 @@ Keys (docs/design.md, Events), all of one game sharing the hash tag `{<game-id>}
 - `<prefix>:game:{<id>}:events` the stream; entry id `<version>-0`, never trimmed;
 - `<prefix>:game:{<id>}:ids` event id -> the version its append ended at.
 
+An ended game may have moved to the archive (`archive.py`; `service/games/archiving.py`
+moves it): its keys are gone, and every read (`read`, `load`, `load_many`, `version`,
+`versions`) answers it from there, the same events, byte for byte.
+
 The script checks the expected version and the ids already seen, and only then
 writes, so two writers can never both append at one version, and a re-sent event
 writes nothing and answers the first result. Having written, it publishes
@@ -31,6 +35,7 @@ from marshmallow import ValidationError
 
 from service.domain import Card, Settings, check_deck, shuffled_deck
 
+from .archive import Archive
 from .chain import canonical
 from .codec import decode, encode
 from .connection import FAILURES, redis_errors, relearn
@@ -53,6 +58,7 @@ from .model import (
     SeatSpec,
     deck_commitment,
 )
+from .packing import Entry, unpack
 
 GAME_ID = re.compile(r"[0-9a-z]{1,40}")  # what may be a game id (whole); made: 16 hex digits
 REPLICA_WAIT_MS = 1000  # how long an append waits for its replicas (CLAIM_REPLICAS)
@@ -84,6 +90,19 @@ end
 redis.call('PUBLISH', ARGV[3], ARGV[4] .. ' ' .. last)
 return {'ok', last}
 """
+# KEYS: stream, ids.  ARGV: the number of events, then five values per event (id, type,
+# schema version, time, data), then event id and version pairs for the ids' hash.
+RESTORE = """
+if redis.call('XLEN', KEYS[1]) > 0 then return 0 end
+local count = tonumber(ARGV[1])
+for i = 0, count - 1 do
+  local at = 2 + i * 5
+  redis.call('XADD', KEYS[1], (i + 1) .. '-0', 'id', ARGV[at], 'type', ARGV[at + 1],
+    'v', ARGV[at + 2], 'at', ARGV[at + 3], 'data', ARGV[at + 4])
+end
+for i = 2 + count * 5, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+return 1
+"""
 # KEYS: stream.  ARGV: the channel of changes, the game id, `AGAIN`.
 ANNOUNCE = """
 local version = redis.call('XLEN', KEYS[1])
@@ -104,9 +123,9 @@ class Appended(NamedTuple):
 class GameStore:
     """Games as streams of events in Redis, and their fold.
 
-    `prefix` starts every key (tests use one each); `clock` stamps events. What
-    follows an append (the projections, the jobs) is the application's
-    (`service.games.changes`), not the store's.
+    `prefix` starts every key (tests use one each); `clock` stamps events; `archive`
+    holds the games moved out of Redis. What follows an append (the projections, the
+    jobs) is the application's (`service.games.changes`), not the store's.
     """
 
     def __init__(
@@ -116,13 +135,16 @@ class GameStore:
         clock: Callable[[], datetime] = utc_now,
         cache_size: int = 1024,
         replicas: int = 0,
+        archive: Archive | None = None,
     ):
         self._redis = client
         self._prefix = prefix
         self._clock = clock
         self._replicas = replicas  # an append is acknowledged once on this many replicas
+        self.archive = archive
         self._append = client.register_script(APPEND)
         self._announce = client.register_script(ANNOUNCE)
+        self._restore = client.register_script(RESTORE)
         # Folded games by id. A game at a given version never changes (streams are
         # append-only), so a cached fold is never stale, only perhaps behind.
         self._cache: OrderedDict[str, Game] = OrderedDict()
@@ -168,6 +190,8 @@ class GameStore:
             rated,
         )
         if game_id is not None:
+            if archived := self._archived_versions([game_id]):  # its stream is gone
+                raise StaleVersion(game_id, 0, archived[game_id])
             self.append(game_id, [creation], expected_version=0)
             return self.load(game_id, 1)
         while True:
@@ -289,7 +313,9 @@ class GameStore:
             if version is not None:
                 return int(version)
         if current == 0 and expected_version > 0:
-            raise UnknownGame(game_id)
+            current = self._archived_versions([game_id]).get(game_id, 0)
+            if current == 0:
+                raise UnknownGame(game_id)
         if current != expected_version:
             raise StaleVersion(game_id, expected_version, current)
         return None
@@ -299,6 +325,8 @@ class GameStore:
         _check_id(game_id)
         with redis_errors():
             version = self._redis.xlen(self._key(game_id, "events"))
+        if version == 0:
+            version = self._archived_versions([game_id]).get(game_id, 0)
         if version == 0:
             raise UnknownGame(game_id)
         return version
@@ -310,32 +338,33 @@ class GameStore:
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
                 pipe.xlen(self._key(game_id, "events"))
-            return dict(zip(game_ids, pipe.execute(), strict=True))
+            versions = dict(zip(game_ids, pipe.execute(), strict=True))
+        gone = [game_id for game_id, version in versions.items() if version == 0]
+        return versions | self._archived_versions(gone) if gone else versions
 
     def announce(self, game_id: str) -> None:
         """Tell the game's watchers to look at it again, at its current version: what
         its view shows changed beside its events (its rematch, its ratings)."""
         _check_id(game_id)
+        channel = changes_channel(self._prefix)
         with redis_errors():
-            channel = changes_channel(self._prefix)
-            self._announce(keys=[self._key(game_id, "events")], args=[channel, game_id, AGAIN])
+            if self._announce(keys=[self._key(game_id, "events")], args=[channel, game_id, AGAIN]):
+                return
+        if version := self._archived_versions([game_id]).get(game_id):
+            with redis_errors():
+                self._redis.publish(channel, f"{game_id} {version} {AGAIN}")
 
-    def read(
-        self, game_id: str, after: int = 0, until: int | None = None, *, known: bool = False
-    ) -> list[Recorded]:
-        """The game's events with versions `after + 1` to `until` (or the last).
-
-        `known`: the game is known to exist, so no events is no error (one round trip
-        fewer)."""
+    def read(self, game_id: str, after: int = 0, until: int | None = None) -> list[Recorded]:
+        """The game's events with versions `after + 1` to `until` (or the last)."""
         _check_id(game_id)
         key = self._key(game_id, "events")
-        with redis_errors():
-            entries = self._redis.xrange(
-                key, f"{after + 1}-0", "+" if until is None else f"{until}-0"
-            )
-            if not entries and not known and not self._redis.exists(key):
-                raise UnknownGame(game_id)
-        return [self._decode(game_id, entry_id, fields) for entry_id, fields in entries]
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            pipe.xrange(key, f"{after + 1}-0", "+" if until is None else f"{until}-0")
+            pipe.exists(key)
+            entries, exists = pipe.execute()
+        if exists:
+            return [self._decode(game_id, _version(entry), fields) for entry, fields in entries]
+        return self._archived_records([game_id])[game_id][after:until]
 
     def load(self, game_id: str, version: int | None = None) -> Game:
         """The game folded to `version`, or to its last event."""
@@ -346,7 +375,7 @@ class GameStore:
         if cached is not None and cached.version == version:
             return cached
         if cached is not None and (version is None or cached.version < version):
-            game = fold(game_id, self.read(game_id, cached.version, version, known=True), cached)
+            game = fold(game_id, self.read(game_id, cached.version, version), cached)
         else:
             game = fold(game_id, self.read(game_id, 0, version))
         if version is not None and game.version != version:
@@ -379,13 +408,18 @@ class GameStore:
             for game_id, game in zip(game_ids, cached, strict=True):
                 after = 0 if game is None else game.version
                 pipe.xrange(self._key(game_id, "events"), f"{after + 1}-0", "+")
+                pipe.exists(self._key(game_id, "events"))
             replies = pipe.execute()
+        streams, exists = replies[0::2], replies[1::2]
+        gone = [game_id for game_id, there in zip(game_ids, exists, strict=True) if not there]
+        archived = self._archived_records(gone) if gone else {}
         games = []
-        for game_id, game, entries in zip(game_ids, cached, replies, strict=True):
-            if game is None and not entries:
-                raise UnknownGame(game_id)
-            if entries:
-                records = [self._decode(game_id, entry, fields) for entry, fields in entries]
+        for game_id, game, stream in zip(game_ids, cached, streams, strict=True):
+            if game_id in archived:
+                records = archived[game_id][0 if game is None else game.version :]
+            else:
+                records = [self._decode(game_id, _version(e), fields) for e, fields in stream]
+            if records:
                 game = fold(game_id, records, game)
                 self._remember(game)
             games.append(game)
@@ -400,27 +434,75 @@ class GameStore:
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
 
-    def _decode(self, game_id: str, entry_id: bytes, fields: dict[bytes, bytes]) -> Recorded:
-        version = int(entry_id[: entry_id.index(b"-")])
+    def _decode(self, game_id: str, version: int, fields: dict[bytes, bytes]) -> Recorded:
+        """The record of a stream entry's fields."""
         try:
-            name, schema, at, data = (
-                fields[b"type"].decode(),
-                int(fields[b"v"]),
-                fields[b"at"].decode(),
-                fields[b"data"],
-            )
-            event = decode(name, schema, data)
-            event_id = fields[b"id"]
-            return Recorded(
-                version,
-                _event_id(event_id),
-                datetime.fromisoformat(at),
-                event,
-                canonical(version, event_id.decode(), name, schema, at, data),
-            )
-        except (KeyError, ValueError, ValidationError) as error:
-            problems = getattr(error, "messages", None) or f"{type(error).__name__}: {error}"
-            raise CorruptEvent(game_id, version, problems) from None
+            entry = Entry(*(fields[name] for name in FIELDS))
+        except KeyError as error:
+            raise CorruptEvent(game_id, version, f"no field {error}") from None
+        return _record(game_id, version, entry)
+
+    # The archive
+
+    def entries(self, game_ids: Sequence[str]) -> dict[str, list[Entry]]:
+        """The stored entries of each of `game_ids` still in Redis (one round trip)."""
+        for game_id in game_ids:
+            _check_id(game_id)
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.xrange(self._key(game_id, "events"))
+            replies = pipe.execute()
+        return {
+            game_id: [Entry(*(fields[name] for name in FIELDS)) for _, fields in stream]
+            for game_id, stream in zip(game_ids, replies, strict=True)
+            if stream
+        }
+
+    def seen_ids(self, game_id: str) -> dict[str, int]:
+        """The game's event ids, each with the version its append ended at."""
+        with redis_errors():
+            seen = self._redis.hgetall(self._key(game_id, "ids"))
+        return {event_id.decode(): int(version) for event_id, version in seen.items()}
+
+    def restore(self, game_id: str, entries: Sequence[Entry], seen: dict[str, int]) -> bool:
+        """Write a game's stream as a backup kept it (`entries`, and the `seen` ids
+        with their versions), unless the game is in Redis or the archive already;
+        answer whether it was written. Nothing is announced: a rebuild follows."""
+        _check_id(game_id)
+        if self._archived_versions([game_id]):
+            return False
+        args = [len(entries), *(value for entry in entries for value in entry)]
+        args += [value for pair in seen.items() for value in pair]
+        keys = [self._key(game_id, "events"), self._key(game_id, "ids")]
+        with redis_errors():
+            return bool(self._restore(keys=keys, args=args))
+
+    def forget(self, game_ids: Sequence[str]) -> None:
+        """Delete the streams and seen ids of `game_ids`, archived already."""
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                _check_id(game_id)
+                pipe.delete(self._key(game_id, "ids"))  # one key a command: on a cluster too
+                pipe.delete(self._key(game_id, "events"))
+            pipe.execute()
+
+    def _archived_versions(self, game_ids: Sequence[str]) -> dict[str, int]:
+        return self.archive.versions(game_ids) if self.archive is not None else {}
+
+    def _archived_records(self, game_ids: Sequence[str]) -> dict[str, list[Recorded]]:
+        """The records of each of `game_ids`, from the archive: UnknownGame for one that
+        is not there either."""
+        rows = self.archive.get(game_ids) if self.archive is not None else {}
+        records = {}
+        for game_id in game_ids:
+            if game_id not in rows:
+                raise UnknownGame(game_id)
+            try:
+                entries = unpack(rows[game_id].log)
+            except ValueError as error:
+                raise CorruptEvent(game_id, 0, f"its archived log: {error}") from None
+            records[game_id] = records_of(game_id, entries)
+        return records
 
     def game_ids(self) -> Iterator[str]:
         """Every game's id, in no particular order."""
@@ -434,6 +516,36 @@ def changes_channel(prefix: str) -> str:
     """The channel on which every append publishes `<game id> <version>`, and the
     lobby `LOBBY_CHANGED` (the module's docstring)."""
     return f"{prefix}:changes"
+
+
+FIELDS = tuple(name.encode() for name in Entry._fields)  # of a stream entry
+
+
+def _version(entry_id: bytes) -> int:
+    """The version of a stream entry, from its id `<version>-0`."""
+    return int(entry_id[: entry_id.index(b"-")])
+
+
+def records_of(game_id: str, entries: Sequence[Entry]) -> list[Recorded]:
+    """The records of a game's stored entries, versions from 1 (CorruptEvent for an
+    entry that is none)."""
+    return [_record(game_id, version, entry) for version, entry in enumerate(entries, start=1)]
+
+
+def _record(game_id: str, version: int, entry: Entry) -> Recorded:
+    """The record of the stored entry at `version` (CorruptEvent if it is none)."""
+    try:
+        name, schema, at = entry.type.decode(), int(entry.v), entry.at.decode()
+        return Recorded(
+            version,
+            _event_id(entry.id),
+            datetime.fromisoformat(at),
+            decode(name, schema, entry.data),
+            canonical(version, entry.id.decode(), name, schema, at, entry.data),
+        )
+    except (ValueError, ValidationError) as error:
+        problems = getattr(error, "messages", None) or f"{type(error).__name__}: {error}"
+        raise CorruptEvent(game_id, version, problems) from None
 
 
 def _event_id(text: bytes) -> uuid.UUID:

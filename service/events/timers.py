@@ -69,6 +69,16 @@ class Timers:
         with redis_errors():
             return bool(_set(keys=keys, args=[game_id, version, score], client=self._redis))
 
+    def forget(self, game_ids: list[str]) -> None:
+        """Take `game_ids`' timers and the versions they were set at away: the games
+        are archived, and nothing sets their timers again."""
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                due, versions = self._shards[shard_of(game_id)]
+                pipe.zrem(due, game_id)
+                pipe.hdel(versions, game_id)
+            pipe.execute()
+
     def claim(self, now: datetime, count: int, lease: float) -> list[tuple[str, int]]:
         """Up to `count` timers due at `now`, the earliest first, leased for `lease`
         seconds: each game id with the version its timer was set at.

@@ -89,7 +89,7 @@ class Waiter:
             if below:  # only the versions since: one round trip, folded one by one
                 game = watched.recent[max(below)]
                 until = max(version, watched.latest or version)
-                for record in store.read(self._game_id, game.version, until, known=True):
+                for record in store.read(self._game_id, game.version, until):
                     game = fold(self._game_id, [record], game)
                     self._keep(game)
             else:

@@ -34,9 +34,10 @@ from service.events import (
     RatingChange,
 )
 
+from .archiving import Archived, archive, archive_ended
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
 from .changes import Change, changed, rebuild
-from .claim import DEADLINES, REMINDERS, Claim
+from .claim import ARCHIVES, DEADLINES, REMINDERS, Claim
 from .errors import (
     CorruptGame,
     EmailNotConfigured,
@@ -130,6 +131,7 @@ from .sign_in import SignedIn, ask_sign_in, by_email_here, send_sign_in, sign_in
 __all__ = [
     "AI",
     "AI_LEVELS",
+    "ARCHIVES",
     "DEADLINES",
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
@@ -152,6 +154,7 @@ __all__ = [
     "STAYING",
     "TIMEOUT_POLICIES",
     "VIEW",
+    "Archived",
     "Audit",
     "Change",
     "Claim",
@@ -210,6 +213,8 @@ __all__ = [
     "WrongInvite",
     "WrongToken",
     "add_device",
+    "archive",
+    "archive_ended",
     "ask_sign_in",
     "audit",
     "by_email_here",

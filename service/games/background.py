@@ -1,5 +1,6 @@
-"""What the workers do, as use cases: an AI turn, the timers falling due (deadlines and
-reminders), the sweep for lost AI turns, and a notification's delivery.
+"""What the workers do, as use cases: an AI turn, the timers falling due (deadlines,
+reminders, and ended games' moves to the archive), the sweep for lost AI turns, and a
+notification's delivery.
 
 Each is safe to run twice: what it appends carries ids derived from the game and the
 version it acted at (`ids.py`), and what follows a change (`changes.py`) is done
@@ -14,7 +15,7 @@ from collections.abc import Callable
 
 from service.events import Delivery, Game
 
-from . import deadlines, notifications, turns
+from . import archiving, deadlines, notifications, turns
 from .changes import Change, changed
 from .claim import DEADLINES, REMINDERS, Claim
 from .errors import use_case
@@ -61,9 +62,10 @@ FIRES: dict[str, Callable[[Claim, str, int], object]] = {
 
 @use_case
 def fire_due_timers(claim: Claim) -> int:
-    """Fire every due timer, deadlines then reminders, `CHUNK` at a time; answer how
-    many fired. A timer whose firing fails keeps its lease and falls due again when
-    the lease runs out; the others fire all the same."""
+    """Fire every due timer, deadlines then reminders, `CHUNK` at a time, then move the
+    ended games whose time in Redis is up to the archive; answer how many fired. A
+    timer whose firing fails (or a game not ready to move) keeps its lease and falls
+    due again when the lease runs out; the others fire all the same."""
     fired = 0
     for kind, fire in FIRES.items():
         timers = claim.timers(kind)
@@ -79,6 +81,11 @@ def fire_due_timers(claim: Claim) -> int:
                     log.exception("game %s: the %s timer failed", game_id, kind)
                     continue
                 fired += 1
+    while chunk := claim.archives.claim(claim.clock(), CHUNK, LEASE):
+        try:
+            fired += len(archiving.archive(claim, [game_id for game_id, _ in chunk]).archived)
+        except Exception:
+            log.exception("the archive timers: moving a chunk of games failed")
     return fired
 
 

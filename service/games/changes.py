@@ -3,7 +3,8 @@ with `changed(claim, Change(...))`, a job's directly, a request's through `follo
 
 `FOLLOWS` lists what a change may call for, in order: the seal of a game that ended,
 the projections (the lobby,
-each player's games, the ratings), the AI turn, the deadline, the notifications. Each looks at the
+each player's games, the ratings), the AI turn, the deadline, the notifications, and
+an ended game's move to the archive. Each looks at the
 change and does what it calls for, often nothing: a move between people without move
 time and without registered players costs no round trip here.
 
@@ -29,7 +30,7 @@ from service.events import (
     fold,
 )
 
-from . import deadlines, notifications, turns
+from . import archiving, deadlines, notifications, turns
 from .claim import Claim
 from .export import seal
 
@@ -99,6 +100,7 @@ FOLLOWS: tuple[Callable[[Claim, Change], object], ...] = (
     lambda claim, change: turns.follow(claim, change.game),
     lambda claim, change: deadlines.follow(claim, change.game, change.reset_timers),
     lambda claim, change: notifications.follow(claim, change.game, change.rebuilt),
+    lambda claim, change: archiving.follow(claim, change.game),  # last: all else is done
 )
 
 
@@ -127,11 +129,13 @@ def follow_up(claim: Claim, change: Change) -> None:
         changed(claim, change)
 
 
-def rebuild(claim: Claim, game_ids: Iterable[str]) -> int:
+def rebuild(claim: Claim, game_ids: Iterable[str], archived: Iterable[str] = ()) -> int:
     """Write again, from the streams, every projection of the games `game_ids` (the
     lobby, each player's games, the games waiting on an AI, the deadline and reminder
-    timers; the ratings folded again from the first rated result) and enqueue what
-    they call for; answer the number of games.
+    timers, the move to the archive of those that ended; the ratings folded again from
+    the first rated result) and enqueue what they call for; record again the rated
+    results of the archived games `archived` (the archive lists them itself); answer
+    the number of games.
 
     Safe while the service runs: each projection keeps the newest version it was
     given, and what is enqueued twice is done once."""
@@ -141,6 +145,11 @@ def rebuild(claim: Claim, game_ids: Iterable[str]) -> int:
         game = fold(game_id, records)
         events = tuple(record.event for record in records)
         changed(claim, Change(game, events, rebuilt=True))
+        count += 1
+    for game_id in archived:
+        result = RatedResult.of(claim.store.load(game_id))
+        if result is not None:
+            claim.ratings.record(result)
         count += 1
     for players in PLAYER_COUNTS:
         claim.ratings.catch_up(players, again=True)

@@ -21,6 +21,7 @@ import redis
 from service.config import Config, ConfigError
 from service.events import (
     AiTurns,
+    Archive,
     GameStore,
     Lobby,
     PlayerGames,
@@ -43,6 +44,7 @@ from .webhooks import Allowlist
 
 DEADLINES = "deadlines"  # the kinds of timers
 REMINDERS = "reminders"
+ARCHIVES = "archives"  # an ended game's move to the archive
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,12 +53,14 @@ class Claim:
 
     config: Config
     store: GameStore
+    archive: Archive  # the ended games moved out of Redis (the store reads them there too)
     players: PlayerStore
     lobby: Lobby
     player_games: PlayerGames
     ai_turns: AiTurns
     deadlines: Timers
     reminders: Timers
+    archives: Timers
     ratings: Ratings
     rematches: Rematches
     request_counts: RequestCounts
@@ -81,21 +85,24 @@ class Claim:
         """The application on `client` (default: a client of the Redis of `config`)."""
         client = client if client is not None else connect(config)
         prefix = config.prefix
-        store = GameStore(client, prefix, clock, replicas=config.replicas)
+        archive = Archive.open(config.archive)
+        store = GameStore(client, prefix, clock, replicas=config.replicas, archive=archive)
         return cls(
             config=config,
             store=store,
+            archive=archive,
             players=PlayerStore(client, prefix, clock),
             lobby=Lobby(client, prefix),
             player_games=PlayerGames(client, prefix),
             ai_turns=AiTurns(client, prefix),
             deadlines=Timers(client, prefix, DEADLINES),
             reminders=Timers(client, prefix, REMINDERS),
+            archives=Timers(client, prefix, ARCHIVES),
             ratings=Ratings(client, prefix),
             rematches=Rematches(client, prefix),
             request_counts=RequestCounts(client, prefix),
             sign_ins=SignIns(client, prefix),
-            seals=Seals(client, prefix),
+            seals=Seals(client, prefix, archive),
             signing_key=SigningKey(config),
             watchers=Watchers(client, prefix, store),
             watch_leases=WatchLeases(client, prefix, clock),
@@ -109,10 +116,11 @@ class Claim:
         the renewer of its watch leases)."""
         self.watchers.close()
         self.watch_leases.close()
+        self.archive.close()
 
     def timers(self, kind: str) -> Timers:
-        """The timers of `kind`: `deadlines` or `reminders`."""
-        return {DEADLINES: self.deadlines, REMINDERS: self.reminders}[kind]
+        """The timers of `kind`: `deadlines`, `reminders` or `archives`."""
+        return {DEADLINES: self.deadlines, REMINDERS: self.reminders, ARCHIVES: self.archives}[kind]
 
 
 def queues(config: Config, games: redis.Redis | redis.RedisCluster) -> redis.Redis:

@@ -42,13 +42,17 @@ def seal(claim: Claim, game: Game) -> Seal | None:
         return kept
     version, chain_hash = game.head
     key = claim.signing_key
+    claim.seals.know(key.public)  # checkable once the key has changed too
     signature = key.sign(Seal.message(game.id, version, chain_hash))
     return claim.seals.keep(Seal(game.id, version, chain_hash, key.public.key_id, signature))
 
 
 def public_keys(claim: Claim) -> tuple[PublicKey, ...]:
-    """The public halves of the keys that seals are checked with: the server's own."""
-    return (claim.signing_key.public,)
+    """The public halves of the keys that seals are checked with: the server's own
+    first, then every other that sealed a game kept here (an older key, or another
+    deployment's whose games were imported)."""
+    own = claim.signing_key.public
+    return (own, *(key for key in claim.seals.known() if key.key_id != own.key_id))
 
 
 @use_case

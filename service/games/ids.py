@@ -13,6 +13,10 @@ with the cause what appends or sends it and the key what makes it that one:
 | `DEADLINE` | `<version>/<n>` | a deadline fired twice times the seat out once |
 | `NOTICE` | `<version>/<kind>/<player id>` | a notification is one delivery |
 
+A rematch's id and its invites are derived too, from the finished game's id with the
+server's secret (`derive`): racing callers land on one rematch, which is found
+without a link stored anywhere (`rematch_id`).
+
 A deadline appends several events at once: its key ends with `n`, the event's place in
 the append (0, 1, ...). The event store refuses an event id it has seen and answers
 the first append instead (docs/design.md, Events). These formulas are those the
@@ -22,6 +26,8 @@ sent across a deploy count twice.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import uuid
 
 MOVE = uuid.UUID("6f1c0e1e-3c57-4d55-9a53-4e0c8f0c7a11")
@@ -38,3 +44,13 @@ def derived_id(game_id: str, cause: uuid.UUID, key: str) -> uuid.UUID:
 def derived_ids(game_id: str, cause: uuid.UUID, key: str, count: int) -> list[uuid.UUID]:
     """The ids of the `count` events that `cause` appends at once for `key`."""
     return [derived_id(game_id, cause, f"{key}/{n}") for n in range(count)]
+
+
+def derive(secret: bytes, text: str) -> bytes:
+    """HMAC-SHA256 of `text` with the server's secret."""
+    return hmac.new(secret, text.encode(), hashlib.sha256).digest()
+
+
+def rematch_id(secret: bytes, game_id: str) -> str:
+    """The id of the rematch of `game_id`."""
+    return derive(secret, f"rematch/{game_id}").hex()[:16]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from service.events import FINISHED, RUNNING, Game
 
+from . import ids
 from .account import event_words
 from .claim import Claim
 
@@ -32,9 +33,17 @@ def inbox_entry(claim: Claim, game: Game, seat: int) -> dict:
             for n, s in enumerate(game.seats)
         ],
         "ending": ending_body(game),
-        "rematch": claim.rematches.of(game.id) if game.status == FINISHED else None,
+        "rematch": rematch_of(claim, game),
         "you_won": _won(game, seat),
     }
+
+
+def rematch_of(claim: Claim, game: Game) -> str | None:
+    """The id of the finished game's rematch, once somebody asked for it."""
+    if game.status != FINISHED:
+        return None
+    rematch = ids.rematch_id(claim.rematches.secret(), game.id)
+    return rematch if claim.store.versions([rematch])[rematch] else None
 
 
 def ending_body(game: Game) -> dict | None:

@@ -28,6 +28,7 @@ from service.events import Game, Heard, RatingChange, StoreError, WatchLease
 from .access import me, seat_opened, seat_or_public
 from .claim import Claim
 from .errors import TooManyWatches, use_case
+from .inbox import rematch_of
 
 log = logging.getLogger(__name__)
 MAX_RESUME = 100  # versions a resumed stream sends one by one; further behind: a snapshot
@@ -107,7 +108,7 @@ def look(
     if game.ending is None:
         return Seen(game, seat, None)
     ratings = claim.ratings.changes(game.id) if game.creation.rated else None
-    return Seen(game, seat, claim.rematches.of(game.id), ratings)
+    return Seen(game, seat, rematch_of(claim, game), ratings)
 
 
 @use_case

@@ -10,8 +10,6 @@ token or a player key, or None); the seat they open is worked out here.
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -272,12 +270,12 @@ def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
         raise GameNotOver("only a finished game has a rematch")
     secret = claim.rematches.secret()
     players = game.settings.players
-    new_id = _derive(secret, f"rematch/{game.id}").hex()[:16]
+    new_id = ids.rematch_id(secret, game.id)
     invites, specs = {}, [SeatSpec(HUMAN)] * players
     for old, spec in enumerate(game.seats):
         new = (old + 1) % players
         if spec.kind == HUMAN:
-            code = _derive(secret, f"invite/{new_id}/{new}")
+            code = ids.derive(secret, f"invite/{new_id}/{new}")
             invites[new] = base64.urlsafe_b64encode(code).decode().rstrip("=")
             specs[new] = SeatSpec(HUMAN, invite_hash=digest(invites[new]))
         else:
@@ -297,7 +295,6 @@ def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
         first = True
     except StaleVersion:
         created, first = claim.store.load(new_id), False
-    claim.rematches.link(game.id, new_id)
     claim.store.announce(game.id)  # its watchers look again, and find the rematch
     if first:
         follow_up(claim, Change(created, (created.creation,)))
@@ -308,7 +305,3 @@ def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
             log.exception("game %s: telling of its rematch failed", game.id)
     new_seat = (seat + 1) % players
     return Rematch(created, new_seat, invites[new_seat], first)
-
-
-def _derive(secret: bytes, text: str) -> bytes:
-    return hmac.new(secret, text.encode(), hashlib.sha256).digest()

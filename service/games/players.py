@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.events import Delivery, Device, Player, SeatRegistered, StaleVersion
+from service.events import Delivery, Device, Game, Player, SeatRegistered, StaleVersion
 
 from .access import matches, me, my_device
 from .changes import Change, follow_up
@@ -133,13 +133,30 @@ def inbox(
     thing that happened; with `status`, those of that status; with `mine`, those
     waiting for the player."""
     holder = me(claim, key)
-    entries = []
-    for game in claim.store.load_many(claim.player_games.of(holder.id)):  # one round trip
-        seat = next(n for n, seat in enumerate(game.seats) if seat.player == holder.id)
-        entry = inbox_entry(claim, game, seat)
+    listed = claim.player_games.joined(holder.id)
+    entries = {}
+    for game in claim.store.load_many([game_id for game_id, _ in listed]):  # one round trip
+        entry = _entry(claim, game, holder.id)
         if status in (None, entry["status"]) and (not mine or entry["your_turn"]):
-            entries.append(entry)
-    return Inbox(len(entries), entries[offset : offset + limit])
+            entries[game.id] = entry
+    kept = [(joined_at, game_id) for game_id, joined_at in listed if game_id in entries]
+    if not mine:  # an archived game has ended: nobody's turn
+        in_redis = {game_id for game_id, _ in listed}
+        kept += [
+            (joined_at, game_id)
+            for game_id, joined_at, ended in claim.archive.games_of(holder.id)
+            if status in (None, ended) and game_id not in in_redis
+        ]
+    page = [game_id for _, game_id in sorted(kept, reverse=True)[offset : offset + limit]]
+    archived = [game_id for game_id in page if game_id not in entries]
+    for game in claim.store.load_many(archived):
+        entries[game.id] = _entry(claim, game, holder.id)
+    return Inbox(len(kept), [entries[game_id] for game_id in page])
+
+
+def _entry(claim: Claim, game: Game, player_id: str) -> dict:
+    seat = next(n for n, seat in enumerate(game.seats) if seat.player == player_id)
+    return inbox_entry(claim, game, seat)
 
 
 @use_case

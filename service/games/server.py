@@ -8,7 +8,14 @@ from dataclasses import dataclass
 
 import redis
 
-from service.events import LobbyFilter, LobbyPage, StoreError
+from service.events import (
+    ABORTED,
+    FINISHED,
+    GameSummary,
+    LobbyFilter,
+    LobbyPage,
+    StoreError,
+)
 
 from .claim import Claim
 from .errors import use_case
@@ -18,8 +25,23 @@ from .errors import use_case
 def lobby(claim: Claim, status: str, offset: int, limit: int, only: LobbyFilter) -> LobbyPage:
     """Games with `status` (open, running, finished, aborted) that `only` keeps (of a
     count of players, rated or not, public or not), newest first, `limit` of them from
-    `offset`."""
-    return claim.lobby.page(status, offset, limit, only)
+    `offset`. Ended games are listed from Redis and from the archive, merged."""
+    if status not in (FINISHED, ABORTED):
+        return claim.lobby.page(status, offset, limit, only)
+    count = offset + limit
+    total, listed = claim.lobby.listing(status, count, only)
+    archived_total, archived = claim.archive.listing(status, only.facets(), 0, count)
+    in_redis = {game_id for _, game_id in listed}
+    in_archive = {game.id for game in archived}
+    merged = listed + [(game.created_at, game.id) for game in archived if game.id not in in_redis]
+    page = [game_id for _, game_id in sorted(merged, reverse=True)[offset:count]]
+    summaries = claim.lobby.summaries([game_id for game_id in page if game_id in in_redis])
+    # Listed from the archive, or archived since the lobby's listing was read (a game
+    # gone from both was deleted by a rebuild meanwhile: left out).
+    archived_ids = [i for i in page if i not in summaries and i in in_archive]
+    summaries |= {game.id: GameSummary.of(game) for game in claim.store.load_many(archived_ids)}
+    total += archived_total - len(in_redis & in_archive)  # those being moved, counted once
+    return LobbyPage(total, tuple(summaries[i] for i in page if i in summaries))
 
 
 @use_case

@@ -10,8 +10,10 @@ from tests.games.conftest import SIGNING_KEY
 
 
 @pytest.fixture
-def claim(redis_client, prefix) -> Claim:
-    config = Config(prefix=prefix, rate_limit="", signing_key=SIGNING_KEY)
+def claim(redis_client, prefix, sqlite_archive_url) -> Claim:
+    config = Config(
+        prefix=prefix, rate_limit="", signing_key=SIGNING_KEY, archive_url=sqlite_archive_url
+    )
     claim = Claim.connect(config, client=redis_client, jobs=False)
     yield claim
     claim.close()

@@ -1,13 +1,14 @@
-"""Rematch links and the server's secret (unit tests on fakeredis)."""
+"""The server's secret, and the rematch links earlier versions kept (unit tests on
+fakeredis)."""
 
 from service.events import Rematches
 
 
-def test_a_game_links_to_its_rematch(fake_redis):
-    rematches = Rematches(fake_redis, "test")
-    assert rematches.of("g1") is None
-    rematches.link("g1", "g2")
-    assert rematches.of("g1") == "g2"
+def test_the_links_that_earlier_versions_kept_are_forgotten(fake_redis):
+    fake_redis.set("test:game:{g1}:rematch", "g2")
+    fake_redis.set("test:game:{g3}:rematch", "g4")
+    Rematches(fake_redis, "test").forget(["g1"])
+    assert fake_redis.keys("test:*") == [b"test:game:{g3}:rematch"]
 
 
 def test_the_server_secret_is_made_once_and_kept(fake_redis):

@@ -38,9 +38,10 @@ def clock():
 
 
 @pytest.fixture
-def config(prefix, queue_url):
+def config(prefix, queue_url, sqlite_archive_url):
     return Config(
         prefix=prefix,
+        archive_url=sqlite_archive_url,
         queue_url=queue_url,
         rate_limit="",
         webhook_allow="127.0.0.0/8",

@@ -22,8 +22,14 @@ def _rq_keys(rq_cleanup):
 
 
 @pytest.fixture
-def config(redis_url, queue_url, prefix) -> Config:
-    return Config(redis_url=redis_url, queue_url=queue_url, prefix=prefix, rate_limit="")
+def config(redis_url, queue_url, prefix, sqlite_archive_url) -> Config:
+    return Config(
+        redis_url=redis_url,
+        queue_url=queue_url,
+        prefix=prefix,
+        rate_limit="",
+        archive_url=sqlite_archive_url,
+    )
 
 
 @pytest.fixture
