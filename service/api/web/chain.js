@@ -15,7 +15,7 @@ export const utf8 = (text) => encoder.encode(text);
 
 // A number the server reads as a float (a fraction or an exponent, or an integer too
 // large for 64 bits): kept apart from integers, as Python keeps them.
-export class Float {
+class Float {
   constructor(value) { this.value = value; }
 }
 

@@ -19,15 +19,15 @@ const FACTION_VALUES = {
 };
 const PAIRS = [["GO", "KN"], ["GN", "GI"]];
 const SINGLES_PER_GAME = { 2: 3, 3: 5, 4: 5 };
-export const HAND_SIZE = { 2: 13, 3: 12, 4: 9 };
+const HAND_SIZE = { 2: 13, 3: 12, 4: 9 };
 
 // Where a card that joins a follower pile in phase 1 came from (RULES.md 4, 6 Seers).
-export const PRIZE = "prize";
-export const DECK = "deck";  // the draw pile's top card, taken after a Seer win
-export const DRAW = "draw";
+const PRIZE = "prize";
+const DECK = "deck";  // the draw pile's top card, taken after a Seer win
+const DRAW = "draw";
 
-export const factionOf = (card) => card.slice(0, 2);
-export const valueOf = (card) => card.charCodeAt(2) - 48;
+const factionOf = (card) => card.slice(0, 2);
+const valueOf = (card) => card.charCodeAt(2) - 48;
 const title = (faction) => FACTIONS[faction].name;
 
 // Errors are types, worded as the server's engine words them.
@@ -46,7 +46,7 @@ export function sideOf(players, seat) { return players === 4 ? seat % 2 : seat; 
 export function sides(players) { return players === 4 ? [[0, 2], [1, 3]] : [...Array(players).keys()].map((seat) => [seat]); }
 
 // RULES.md 2: 2, 3 or 4 players; one pair and 3 (or 5) singles; a first leader among them.
-export function checkSettings({ players, factions, firstLeader = 0 }) {
+function checkSettings({ players, factions, firstLeader = 0 }) {
   if (![2, 3, 4].includes(players)) throw new InvalidGame(`a game has 2, 3 or 4 players, not ${quoted(players)}`);
   if (!Array.isArray(factions)) throw new InvalidGame("factions are a list of faction codes");
   const unknown = factions.find((code) => !(code in FACTION_VALUES));
@@ -70,12 +70,12 @@ export function checkSettings({ players, factions, firstLeader = 0 }) {
 }
 
 // Every card of `factions`, in code order.
-export function fullDeck(factions) {
+function fullDeck(factions) {
   return factions.flatMap((faction) => FACTION_VALUES[faction].map((value) => `${faction}${value}`)).sort();
 }
 
 // The deck if it holds exactly the cards of `factions` (RULES.md 2), else InvalidGame.
-export function checkDeck(factions, deck) {
+function checkDeck(factions, deck) {
   if (!Array.isArray(deck) || deck.some((card) => typeof card !== "string")) throw new InvalidGame("a deck is a list of card codes");
   const want = fullDeck(factions);
   const have = [...deck].sort();
@@ -109,7 +109,7 @@ export function parseDecision(text) {
 // RULES.md 3 step 2, the follow rule: the cards of `hand` that may be played after a
 // lead of `led` (null: to lead, any). Holding the led faction, play it or a
 // Doppelganger; when Doppelgangers are led, holding one, play one.
-export function playable(hand, led) {
+function playable(hand, led) {
   if (led == null || !hand.some((card) => factionOf(card) === led)) return hand;
   return hand.filter((card) => factionOf(card) === led || factionOf(card) === "DO");
 }
@@ -122,7 +122,7 @@ function mustFollow(led, factions) {
 // RULES.md 3 and 6 (Knights): the play that wins a complete round. Among the cards
 // that follow (the led faction, or a Doppelganger), the highest; equal values go to
 // the one played first. A Knight in a round Goblins led wins it (the highest Knight).
-export function winningPlay(plays) {
+function winningPlay(plays) {
   let best = plays[0];
   const led = factionOf(best.card);
   if (led === "GO") {

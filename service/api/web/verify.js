@@ -12,8 +12,8 @@
 //    by this client's own rules engine (rules.js).
 //
 // The verdict names the first bad line (from 1, blank lines not counted) and why, in
-// the CLI's words. `headsCheck` then compares the heads a seat kept while it played.
-import { canonicalEvent, canonicalJson, concat, fromHex, genesis, hex, link, parseJson, sha256, utf8 } from "./chain.js";
+// the CLI's words. `changedHeads` then compares the heads a seat kept while it played.
+import { PRIVATE, canonicalEvent, canonicalJson, concat, fromHex, genesis, hex, link, parseJson, sha256, utf8 } from "./chain.js";
 import { IllegalDecision, InvalidGame, MalformedDecision, Replay, parseDecision, sideOf, sides } from "./rules.js";
 
 const SEAL = "seal";
@@ -27,11 +27,11 @@ class NotAnEvent extends Error {}
 // What the fold's seat rules or the rules engine refuse, at an event.
 class Refused extends Error {}
 
-export class Verdict {
+class Verdict {
   constructor(line, reason, found = {}) {
     this.line = line;  // the first bad line, null if none
     this.reason = reason;
-    Object.assign(this, found);  // what was read: gameId, events, hashes, seal, creation, replay, ending...
+    Object.assign(this, found);  // what was read: gameId, seal, hashes, events, log, creation, ending...
   }
 
   get ok() { return this.line === null; }
@@ -150,7 +150,7 @@ function readEvent(line, version) {
   const schema = Object.hasOwn(SCHEMAS, line.type) ? SCHEMAS[line.type] : null;
   if (!schema) throw new NotAnEvent(`unknown event type ${canonicalJson(line.type)}`);
   if (!(isInt(line.v) && line.v >= 1 && line.v <= schema.version)) throw new NotAnEvent(`unknown version ${canonicalJson(line.v)} of ${line.type}`);
-  let data = Object.fromEntries(Object.entries(line.data).filter(([key]) => key !== "private"));
+  let data = Object.fromEntries(Object.entries(line.data).filter(([key]) => key !== PRIVATE));
   if (line.type === "SeatJoined") data = { ...data, token_hash: "0".repeat(64), player: null };
   if (line.type === "SeatRegistered") data = { ...data, player: "private" };
   for (let old = Number(line.v); old < schema.version; old++) data = UPCASTS[line.type][old](data);
@@ -352,7 +352,7 @@ export async function verifyExport(exported, listedKeys, { gameId = null } = {})
       return new Verdict(event.version, `the rules reject it: game ${seal.game_id}, event ${event.version}: ${error.message}`, found);
     }
   }
-  Object.assign(found, { creation: fold.creation, replay: fold.replay, ending: fold.ending, decisions: fold.decisions });
+  Object.assign(found, { creation: fold.creation, ending: fold.ending, decisions: fold.decisions });
   if (fold.ending === null) return new Verdict(last, "the seal seals a game that has not ended", found);
   const { salt, deck, commitment } = fold.creation;
   if (hex(await sha256(concat(hexBytes(salt), utf8(deck.join(" "))))) !== commitment) {
