@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 
 import orjson
 import pytest
@@ -191,6 +192,84 @@ def test_the_replay_page_refuses_another_games_export(site, new_page, finished):
     serve(page, export_of(site, finished[3]))
     shown = verdict_on(page, finished[2])
     assert shown.startswith("✘ Not verified: line ") and f"not of game {finished[2]}" in shown
+
+
+# Runs in the page: verify.js's verdict on each export (base64), as [line, reason].
+VERDICTS = """async ({ exports, keys }) => {
+  const { verifyExport } = await import("/web/verify.js");
+  const verdicts = [];
+  for (const text of exports) {
+    const verdict = await verifyExport(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)), keys);
+    verdicts.push([verdict.line, verdict.reason]);
+  }
+  return verdicts;
+}"""
+
+
+def mutated(lines: list[bytes], site, rng: random.Random) -> list[bytes]:
+    """`lines` changed at random: a byte, a line moved, dropped, doubled or cut short;
+    or a decision's card or seat changed and the log chained and sealed again with the
+    server's key."""
+    lines = list(lines)
+    kind = rng.randrange(7)
+    at = rng.randrange(len(lines))
+    if kind == 0:
+        line = bytearray(lines[at])
+        line[rng.randrange(len(line))] ^= 1 << rng.randrange(8)
+        lines[at] = bytes(line)
+    elif kind == 1:
+        lines.insert(rng.randrange(len(lines)), lines.pop(at))
+    elif kind == 2:
+        del lines[at]
+    elif kind == 3:
+        lines.insert(at, lines[at])
+    elif kind == 4:
+        lines[at] = lines[at][: rng.randrange(len(lines[at]))]
+    else:
+        parsed = [orjson.loads(line) for line in lines]
+        decisions = [line for line in parsed[:-1] if line["type"] == "DecisionMade"]
+        changed = rng.choice(decisions)["data"]
+        if kind == 5:
+            codes = sorted({card for card in parsed[0]["data"]["deck"]})
+            changed["decision"] = f"{rng.choice(['play', 'take'])} {rng.choice(codes)}"
+        else:
+            changed["seat"] = rng.randrange(4)
+        return resealed(site, parsed)
+    return lines
+
+
+def test_the_page_finds_the_line_the_cli_finds_in_exports_changed_at_random(
+    page_of, site, finished
+):
+    rng = random.Random(30)
+    keys = requests.get(f"{site.url}/.well-known/claim-keys", timeout=30).json()
+    exports = [
+        mutated(export_of(site, finished[players]), site, rng)
+        for players in (2, 3, 4)
+        for _ in range(60)
+    ]
+    expected = [verify_export(lines, keys_of(site)) for lines in exports]
+    texts = [base64.b64encode(b"\n".join(lines)).decode() for lines in exports]
+    found = page_of.evaluate(VERDICTS, {"exports": texts, "keys": keys})
+    assert [line for line, _ in found] == [verdict.line for verdict in expected]
+
+    def clause(reason: str) -> str:
+        return reason.split(":")[0]
+
+    assert [clause(reason) for _, reason in found] == [clause(v.reason) for v in expected]
+    pairs = zip(found, expected, strict=True)
+    rejected = [(mine, v.reason) for (_, mine), v in pairs if "reject" in v.reason]
+    assert rejected and all(mine == theirs for mine, theirs in rejected)
+
+
+@pytest.fixture(scope="module")
+def page_of(browser, site):
+    """A page of the site, for running its modules."""
+    context = browser.new_context(base_url=site.url)
+    page = context.new_page()
+    page.goto("/rules")
+    yield page
+    context.close()
 
 
 # --- the table's end panel: the heads its seat kept ----------------------------------
