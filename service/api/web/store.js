@@ -33,16 +33,20 @@ export function forgetPlayer() { save("claim.player", null); }
 // The credential that opens `gameId` here: its guest seat's token, else the player key.
 export function credentialFor(gameId) { return seats()[gameId]?.token ?? player()?.key ?? null; }
 
-const VISITS_KEPT = 200;  // games remembered; the oldest are dropped
-export function lastVisit(gameId) { return load("claim.visits", {})[gameId] ?? null; }
-export function keepVisit(gameId, visit) {
-  const all = load("claim.visits", {});
+// `value` kept as game `gameId`'s in the map of `key`, newest last, the oldest dropped
+// past `most` games.
+function keepNewest(key, gameId, value, most) {
+  const all = load(key, {});
   delete all[gameId];
-  all[gameId] = visit;  // newest last
+  all[gameId] = value;
   const ids = Object.keys(all);
-  for (const old of ids.slice(0, Math.max(0, ids.length - VISITS_KEPT))) delete all[old];
-  save("claim.visits", all);
+  for (const old of ids.slice(0, Math.max(0, ids.length - most))) delete all[old];
+  save(key, all);
 }
+
+const VISITS_KEPT = 200;  // games remembered
+export function lastVisit(gameId) { return load("claim.visits", {})[gameId] ?? null; }
+export function keepVisit(gameId, visit) { keepNewest("claim.visits", gameId, visit, VISITS_KEPT); }
 
 export const invitesOf = (gameId) => load("claim.invites", {})[gameId] ?? [];
 export function keepInvites(gameId, links) {
@@ -57,19 +61,14 @@ export function keepName(name) { save("claim.name", name); }
 export const soundOn = () => load("claim.sound", false);
 export function keepSound(on) { save("claim.sound", on); }
 
-const HEADS_KEPT = 100;  // games remembered; the oldest are dropped
+const HEADS_KEPT = 100;  // games remembered
 export const keptHeads = (gameId) => load("claim.heads", {})[gameId] ?? null;
 // Keep the head the server answered to `seat`'s `decision`, or (none) the newest head
 // the table of `seat` showed.
 export function keepHead(gameId, seat, { version, hash }, decision = null) {
-  const all = load("claim.heads", {});
-  const kept = all[gameId] ?? { seat, moves: {}, seen: null };
+  const kept = keptHeads(gameId) ?? { seat, moves: {}, seen: null };
   if (decision) kept.moves[version] = [hash, decision];
   else if (!kept.seen || kept.seen[0] < version) kept.seen = [version, hash];
   else return;
-  delete all[gameId];
-  all[gameId] = kept;  // newest last
-  const ids = Object.keys(all);
-  for (const old of ids.slice(0, Math.max(0, ids.length - HEADS_KEPT))) delete all[old];
-  save("claim.heads", all);
+  keepNewest("claim.heads", gameId, kept, HEADS_KEPT);
 }

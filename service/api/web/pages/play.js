@@ -13,9 +13,7 @@ import { checkGame, headsNote } from "../proof.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
 import { roundsOfPhase, shownTrick, tableElement } from "../table.js";
 import { decisionText, relation, seatName, seatNumber, teamName } from "../words.js";
-import {
-  credentialFor, forgetPlayer, forgetSeat, invitesOf, keepHead, keepInvites, keepName, keepSeat, keepVisit, keptHeads, lastName, lastVisit, player, seats,
-} from "../store.js";
+import { credentialFor, forgetPlayer, forgetSeat, invitesOf, keepHead, keepInvites, keepName, keepSeat, keepVisit, keptHeads, lastName, lastVisit, player, seats } from "../store.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 const over = (view) => view.status === "finished" || view.status === "aborted";
