@@ -9,6 +9,7 @@ import pytest
 from service import games
 from service.cli import main
 from service.config import Config
+from tests.games.conftest import SIGNING_KEY
 from tests.games.factories import a_game, joined, moved
 
 from .domain.test_conformance import GAMES
@@ -81,8 +82,9 @@ def test_the_console_script_runs(tmp_path):
 
 
 def test_rebuild_writes_the_lobby_the_players_games_and_their_addresses_again(
-    redis_client, redis_url, prefix, monkeypatch, capsys
+    redis_client, redis_url, prefix, sqlite_archive_url, monkeypatch, capsys
 ):
+    monkeypatch.setenv("CLAIM_ARCHIVE_URL", sqlite_archive_url)
     claim = games.Claim.connect(Config(prefix=prefix), client=redis_client, jobs=False)
     ann, key = games.register(claim, "Ann", email="ann@example.org")
     game = a_game(claim, kinds=("human", "random"))
@@ -141,3 +143,67 @@ def test_verify_export_checks_a_finished_game_with_the_keys_of_its_server(
     assert capsys.readouterr().out.startswith(f"{export}:4: ")
     assert main(["verify-export", str(tmp_path / "missing.jsonl"), "--key", str(keys)]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["serve", "worker", "rebuild", "archive"])
+def test_on_a_cluster_without_an_archive_url_the_service_does_not_start(
+    command, cluster_url, single_redis_url, monkeypatch, capsys
+):
+    monkeypatch.setenv("REDIS_URL", cluster_url)
+    monkeypatch.setenv("CLAIM_QUEUE_URL", single_redis_url)
+    monkeypatch.delenv("CLAIM_ARCHIVE_URL", raising=False)
+    with pytest.raises(SystemExit) as stopped:
+        main([command])
+    assert stopped.value.code == 2
+    assert "CLAIM_ARCHIVE_URL is required" in capsys.readouterr().err
+
+
+def a_deployment(monkeypatch, redis_url, prefix, archive):
+    """The environment of a deployment on the test's Redis: its prefix and archive."""
+    monkeypatch.setenv("REDIS_URL", redis_url)
+    monkeypatch.setenv("CLAIM_PREFIX", prefix)
+    monkeypatch.setenv("CLAIM_ARCHIVE_URL", archive)
+    monkeypatch.setenv("CLAIM_SIGNING_KEY", SIGNING_KEY)
+    return games.Claim.connect(Config.from_env(), jobs=False)
+
+
+def test_archive_moves_the_games_ended_long_enough_ago(
+    redis_url, prefix, sqlite_archive_url, monkeypatch, capsys
+):
+    claim = a_deployment(monkeypatch, redis_url, prefix, sqlite_archive_url)
+    ended = a_game(claim, kinds=("human", "human"))
+    ended = moved(claim, ended.id, joined(claim, ended))
+    running = a_game(claim, kinds=("human", "human"))
+    moved(claim, running.id, joined(claim, running), moves=2)
+    assert main(["archive"]) == 0  # not a day ago
+    assert "0 games archived" in capsys.readouterr().err
+    assert main(["archive", "--older-than", "0"]) == 0
+    assert "1 game archived" in capsys.readouterr().err
+    assert claim.archive.versions([ended.id, running.id]) == {ended.id: ended.version}
+    claim.close()
+
+
+def test_a_backup_is_one_command_and_its_import_another(
+    redis_client, redis_url, prefix, tmp_path, monkeypatch, capsysbinary
+):
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    ann, key = games.register(claim, "Ann")
+    game = a_game(claim, kinds=("human", "human"))
+    ended = moved(claim, game.id, joined(claim, game, keys={0: key}))
+    assert main(["export", "--all"]) == 0
+    backup = tmp_path / "backup.jsonl"
+    backup.write_bytes(capsysbinary.readouterr().out)
+    elsewhere = a_deployment(monkeypatch, redis_url, f"{prefix}b", f"sqlite:///{tmp_path / 'b'}")
+    assert main(["import", str(backup)]) == 0
+    assert "1 players, 1 games imported" in capsysbinary.readouterr().err.decode()
+    assert elsewhere.store.load(game.id).head == ended.head
+    assert elsewhere.players.holder(key).player == ann
+    lines = backup.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2].replace(b'","20', b'","19', 1)  # one event's year
+    backup.write_bytes(b"".join(lines))
+    assert main(["import", str(backup)]) == 1
+    assert f"{backup}:3:" in capsysbinary.readouterr().err.decode()
+    assert main(["import", str(tmp_path / "none")]) == 2
+    for deployment in (claim, elsewhere):
+        deployment.close()
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}b:*"))

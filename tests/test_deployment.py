@@ -2,7 +2,8 @@
 serve` with `REDIS_URL` naming a node of the local Redis Cluster) and two `claim
 worker`s, the job queues on a Redis of their own (`CLAIM_QUEUE_URL`). Both hosts are
 ready and count the workers; a person plays a whole game against an AI, each request
-to either host at random, the AI's turns made by the workers."""
+to either host at random, the AI's turns made by the workers; a worker moves the
+finished game to the archive the hosts share, and both answer it from there alike."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass
 
 import pytest
 import redis
@@ -24,9 +26,16 @@ from tests.runtime.test_serve import ROOT, start, stop, wait_for_health
 PATIENCE = 120  # seconds for the game to end, or the workers to be seen
 
 
+@dataclass
+class Deployment:
+    hosts: list[str]  # the API hosts' URLs
+    cluster: str  # the games' Redis
+    prefix: str
+
+
 @pytest.fixture
 def deployment(cluster_url, single_redis_url, tmp_path):
-    """The API hosts' URLs, once both answer."""
+    """Two API hosts and two workers on the cluster, once both hosts answer."""
     prefix = f"test-deploy-{uuid.uuid4().hex[:12]}"
     env = {name: value for name, value in os.environ.items() if not name.startswith("CLAIM_")}
     env.update(
@@ -35,6 +44,8 @@ def deployment(cluster_url, single_redis_url, tmp_path):
         CLAIM_PREFIX=prefix,
         CLAIM_DATA_DIR=str(tmp_path),
         CLAIM_REPLICAS="1",
+        CLAIM_ARCHIVE_URL=f"sqlite:///{tmp_path / 'archive.sqlite3'}",  # one, for every host
+        CLAIM_ARCHIVE_AFTER="0",
     )
     processes, hosts = [], []
     try:
@@ -52,7 +63,7 @@ def deployment(cluster_url, single_redis_url, tmp_path):
                 processes.append(worker)
         for n, host in enumerate(hosts):
             wait_for_health(host, processes[n], tmp_path / f"api-{n}.log")
-        yield hosts
+        yield Deployment(hosts, cluster_url, prefix)
     finally:
         for process in processes:
             stop(process)
@@ -72,15 +83,15 @@ def readiness(host: str, workers: int) -> dict | None:
 
 def test_two_api_hosts_and_two_workers_on_a_cluster_play_a_game(deployment):
     rng = random.Random(3)
-    for host in deployment:
+    for host in deployment.hosts:
         ready = until(lambda host=host: readiness(host, workers=2), "no heartbeats seen", PATIENCE)
         assert ready == {"status": "ready", "store": "ok", "queues": "ok", "workers": 2}
     seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}]
-    game = requests.post(f"{deployment[0]}/games", json={"players": 2, "seats": seats}).json()
+    game = requests.post(f"{deployment.hosts[0]}/games", json={"players": 2, "seats": seats}).json()
     invite = game["invites"][0]["invite"]
     path = f"/games/{game['game_id']}"
     joined = requests.post(
-        f"{deployment[1]}{path}/seats/0", json={"invite": invite, "name": "Ann"}, timeout=10
+        f"{deployment.hosts[1]}{path}/seats/0", json={"invite": invite, "name": "Ann"}, timeout=10
     )
     assert joined.status_code == 201, joined.text
     auth = {"Authorization": f"Bearer {joined.json()['token']}"}
@@ -88,7 +99,7 @@ def test_two_api_hosts_and_two_workers_on_a_cluster_play_a_game(deployment):
     give_up = time.monotonic() + PATIENCE
     while view["status"] == "running":
         assert time.monotonic() < give_up, "the game stopped moving"
-        host = rng.choice(deployment)
+        host = rng.choice(deployment.hosts)
         if view["table"]["to_act"] != 0:  # the AI's turn: a worker makes it
             url = f"{host}{path}?after={view['version']}&wait=5"
             view = requests.get(url, headers=auth, timeout=30).json()
@@ -99,5 +110,14 @@ def test_two_api_hosts_and_two_workers_on_a_cluster_play_a_game(deployment):
         assert moved.status_code == 201, moved.text
         view = moved.json()["view"]
     assert view["status"] == "finished"
-    other = requests.get(f"{deployment[1]}{path}", timeout=10).json()  # the other host
+    other = requests.get(f"{deployment.hosts[1]}{path}", timeout=10).json()  # the other host
     assert other["version"] == view["version"] and other["status"] == "finished"
+    exported = requests.get(f"{deployment.hosts[0]}{path}/export", timeout=10).content
+    games = redis.RedisCluster.from_url(deployment.cluster)
+    stream = f"{deployment.prefix}:game:{{{game['game_id']}}}:events"
+    until(lambda: not games.exists(stream), "the game was not moved to the archive", PATIENCE)
+    games.close()
+    for host in deployment.hosts:  # from the archive now, every host alike
+        assert requests.get(f"{host}{path}/export", timeout=10).content == exported
+        archived = requests.get(f"{host}{path}", headers=auth, timeout=10).json()
+        assert archived["version"] == view["version"] and archived["you"] == view["you"]

@@ -164,15 +164,16 @@ class Lobby:
             self._project(keys=keys, args=[*args, self._channel, LOBBY_CHANGED])
 
     def forget(self, games: list[Game]) -> None:
-        """Take `games` off every listing: they are listed from the archive now."""
+        """Take the ended `games` off the lobby: they are listed from the archive now.
+        (An ended game is in the listings of its status only: `project` moved it
+        there from the others, and nothing changes an ended game's status.)"""
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for game in games:
                 shard = self._shards[shard_of(game.id)]
                 pipe.hdel(shard.summaries, game.id)
                 pipe.hdel(shard.versions, game.id)
-                for status in STATUSES:
-                    for listing in shard.listings(status, game):
-                        pipe.zrem(listing, game.id)
+                for listing in shard.listings(game.status, game):
+                    pipe.zrem(listing, game.id)
             pipe.execute()
             self._redis.publish(self._channel, LOBBY_CHANGED)
 

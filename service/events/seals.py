@@ -97,6 +97,19 @@ class Seals:
                 return seal
         return self.get(seal.game_id) or seal
 
+    def kept(self, game_ids: list[str]) -> dict[str, Seal]:
+        """The seals kept in Redis of those of `game_ids` that have one (one round trip;
+        an archived game's is not looked for)."""
+        with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+            for game_id in game_ids:
+                pipe.get(self._key(game_id))
+            bodies = pipe.execute()
+        return {
+            game_id: Seal.parse(orjson.loads(body))
+            for game_id, body in zip(game_ids, bodies, strict=True)
+            if body is not None
+        }
+
     def get(self, game_id: str) -> Seal | None:
         with redis_errors():
             body = self._redis.get(self._key(game_id))

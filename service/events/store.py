@@ -62,6 +62,7 @@ from .packing import Entry, unpack
 
 GAME_ID = re.compile(r"[0-9a-z]{1,40}")  # what may be a game id (whole); made: 16 hex digits
 REPLICA_WAIT_MS = 1000  # how long an append waits for its replicas (CLAIM_REPLICAS)
+ARCHIVED_KEPT = 64  # archived games whose records a process keeps
 AGAIN = "again"  # after a game's id and version on the channel of changes: `announce`d
 # What the lobby publishes on the channel of changes: no game's message, which always
 # has a version after its id.
@@ -148,6 +149,7 @@ class GameStore:
         # Folded games by id. A game at a given version never changes (streams are
         # append-only), so a cached fold is never stale, only perhaps behind.
         self._cache: OrderedDict[str, Game] = OrderedDict()
+        self._archived: OrderedDict[str, list[Recorded]] = OrderedDict()  # the last read
         self._cache_size = cache_size
         self._lock = threading.Lock()
 
@@ -491,10 +493,13 @@ class GameStore:
 
     def _archived_records(self, game_ids: Sequence[str]) -> dict[str, list[Recorded]]:
         """The records of each of `game_ids`, from the archive: UnknownGame for one that
-        is not there either."""
-        rows = self.archive.get(game_ids) if self.archive is not None else {}
-        records = {}
-        for game_id in game_ids:
+        is not there either. An archived game never changes: the records of the last
+        few read are kept (a replay reads its game once a step)."""
+        with self._lock:
+            records = {i: self._archived[i] for i in game_ids if i in self._archived}
+        missing = [game_id for game_id in game_ids if game_id not in records]
+        rows = self.archive.get(missing) if self.archive is not None and missing else {}
+        for game_id in missing:
             if game_id not in rows:
                 raise UnknownGame(game_id)
             try:
@@ -502,6 +507,11 @@ class GameStore:
             except ValueError as error:
                 raise CorruptEvent(game_id, 0, f"its archived log: {error}") from None
             records[game_id] = records_of(game_id, entries)
+        with self._lock:
+            for game_id in missing:
+                self._archived[game_id] = records[game_id]
+                if len(self._archived) > ARCHIVED_KEPT:
+                    self._archived.popitem(last=False)
         return records
 
     def game_ids(self) -> Iterator[str]:

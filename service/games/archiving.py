@@ -29,8 +29,9 @@ from datetime import datetime, timedelta
 
 import orjson
 
-from service.events import ArchivedGame, Game, RatedResult, Seal
+from service.events import ArchivedGame, Game, RatedResult, Seal, fold
 from service.events.packing import Entry, pack, unpack
+from service.events.store import records_of
 
 from .claim import Claim
 from .errors import use_case
@@ -45,7 +46,8 @@ class Archived:
     """What `archive` did with the games it was given."""
 
     archived: tuple[str, ...]  # in the archive now, and gone from Redis
-    left: tuple[str, ...]  # still in Redis: running, or not ready, or a check failed
+    left: tuple[str, ...]  # ended, but still in Redis: not ready, or a check failed
+    running: tuple[str, ...]  # not ended (or not by the time asked): in Redis
     unknown: tuple[str, ...]  # neither in Redis nor in the archive
 
 
@@ -53,14 +55,10 @@ def archive_ended(
     claim: Claim, game_ids: Iterable[str], ended_by: datetime
 ) -> Iterator[tuple[int, Archived]]:
     """Move the games of `game_ids` that ended by `ended_by` to the archive, `CHUNK` at
-    a time: each chunk's count of games looked at, and what `archive` did with those
-    that ended."""
+    a time: each chunk's count of games looked at, and what `archive` did with them."""
     ids = iter(game_ids)
     while chunk := list(itertools.islice(ids, CHUNK)):
-        ended = [
-            g.id for g in claim.store.load_many(chunk) if g.ending and g.updated_at <= ended_by
-        ]
-        yield len(chunk), archive(claim, ended)
+        yield len(chunk), archive(claim, chunk, ended_by)
 
 
 def follow(claim: Claim, game: Game) -> None:
@@ -72,18 +70,24 @@ def follow(claim: Claim, game: Game) -> None:
 
 
 @use_case
-def archive(claim: Claim, game_ids: Sequence[str]) -> Archived:
-    """Move the ended games among `game_ids` to the archive (the module's docstring)."""
+def archive(claim: Claim, game_ids: Sequence[str], ended_by: datetime | None = None) -> Archived:
+    """Move the games among `game_ids` that have ended (by `ended_by`, if given) to the
+    archive (the module's docstring)."""
     game_ids = list(dict.fromkeys(game_ids))
     streams = claim.store.entries(game_ids)
     archived_before = claim.archive.versions([i for i in game_ids if i not in streams])
-    known = [i for i in game_ids if i in streams or i in archived_before]
-    games = dict(zip(known, claim.store.load_many(known), strict=True))
-    rows, left = [], []
+    games = {i: fold(i, records_of(i, entries)) for i, entries in streams.items()}
+    earlier = [i for i in game_ids if i in archived_before]
+    games |= dict(zip(earlier, claim.store.load_many(earlier), strict=True))
+    rows, left, running = [], [], []
+    seals = claim.seals.kept(list(streams))
     for game_id, game in games.items():
         if game_id not in streams:
             continue  # archived by an earlier move cut short: its deletions are finished below
-        sealed = _ready(claim, game)
+        if game.ending is None or (ended_by is not None and game.updated_at > ended_by):
+            running.append(game_id)
+            continue
+        sealed = _ready(claim, game, seals.get(game_id))
         row = None if sealed is None else _row(game, streams[game_id], sealed)
         if row is None:
             left.append(game_id)
@@ -101,15 +105,18 @@ def archive(claim: Claim, game_ids: Sequence[str]) -> Archived:
     _forget(claim, [games[game_id] for game_id in moved])
     unknown = [i for i in game_ids if i not in games]
     claim.archives.forget(unknown)  # no game: no timer
-    return Archived(tuple(moved), tuple(left), tuple(unknown))
+    return Archived(tuple(moved), tuple(left), tuple(running), tuple(unknown))
 
 
-def _ready(claim: Claim, game: Game) -> Seal | None:
-    """The seal of `game` if what follows its end is done (made so, if it can be): it
-    has ended, it is sealed, and its rated result is folded into the ratings."""
-    if game.ending is None:
+def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:
+    """The seal of the ended `game` (`sealed`, if it was kept) if what follows its end
+    is done (made so, if it can be): it is sealed, and its rated result is folded into
+    the ratings. None, and the game left in Redis, if not, or if its seal is not of its
+    log (the log says so)."""
+    sealed = sealed or seal(claim, game)
+    if (sealed.version, sealed.hash) != tuple(game.head):
+        log.error("game %s: its seal is not of its log: kept in Redis", game.id)
         return None
-    sealed = seal(claim, game)
     result = RatedResult.of(game)
     if result is not None and claim.ratings.changes(game.id) is None:
         claim.ratings.record(result)

@@ -120,3 +120,26 @@ def test_a_packed_log_cut_short_is_refused(store):
     packed = pack(stored_entries(store, game.id))
     with pytest.raises(ValueError):
         unpack(packed[: len(packed) // 2])
+
+
+@given(st.datetimes(timezones=st.just(UTC)))
+def test_every_time_the_store_writes_comes_back_as_it_was(moment):
+    entries = entries_of([a_creation()], start=moment)
+    packed = pack(entries)
+    assert packed[0] == COLUMNS
+    assert unpack(packed) == entries
+
+
+@pytest.mark.parametrize(
+    "at",
+    [
+        b"2026-01-01T00:00:00.000000+00:00",
+        b"2026-02-30T00:00:00+00:00",
+        b"2026-1-01T00:00:00+00:00",
+    ],
+)
+def test_a_time_not_as_isoformat_writes_it_is_kept_plainly(at):
+    entries = entries_of([a_creation()])
+    entries[0] = entries[0]._replace(at=at)
+    packed = pack(entries)
+    assert (packed[0], unpack(packed)) == (PLAIN, entries)

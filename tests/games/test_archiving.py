@@ -82,13 +82,14 @@ def test_every_read_of_an_archived_game_answers_what_it_answered_before(claim):
     fresh.close()
     assert after_in_this_process == before
     assert after_in_another == before
-    assert [g.game_id for g in before["lobby"].games] == [other.id, game.id]
+    assert {g.game_id for g in before["lobby"].games} == {other.id, game.id}
 
 
 def test_a_running_game_is_left_in_redis(claim):
     game, _ = finished(claim, moves=3)
     report = games.archive(claim, [game.id, "nosuchgame"])
-    assert (report.archived, report.left, report.unknown) == ((), (game.id,), ("nosuchgame",))
+    assert (report.archived, report.left) == ((), ())
+    assert (report.running, report.unknown) == ((game.id,), ("nosuchgame",))
     assert claim.archive.count() == 0
 
 
@@ -199,3 +200,25 @@ def test_the_archive_timer_of_an_ended_game_is_set_again_by_a_rebuild(claim, clo
     assert games.fire_due_timers(claim) == 0
     games.rebuild(claim, claim.store.game_ids())
     assert games.fire_due_timers(claim) == 1
+
+
+def test_a_rebuild_folds_the_ratings_of_archived_games_again(claim, redis_client, prefix):
+    players = registered(claim, "Ann", "Bo", "Cid")
+    for seed, pair in enumerate(([0, 1], [1, 2], [0, 2]), start=1):
+        game, tokens = a_rated_game(claim, ("human", "human"), [players[n] for n in pair], seed)
+        played_out(claim, game.id, tokens)
+    board = games.leaderboard(claim, 2)
+    games.archive(claim, list(claim.store.game_ids()))
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}:{{ratings}}:*"))
+    assert games.leaderboard(claim, 2) != board
+    games.rebuild(claim, claim.store.game_ids(), claim.archive.every_id(rated=True))
+    assert games.leaderboard(claim, 2) == board
+
+
+def test_a_game_whose_kept_seal_is_not_of_its_log_stays_in_redis(claim, redis_client, prefix):
+    game, _ = finished(claim)
+    other, _ = finished(claim, seed=2)
+    key = f"{prefix}:game:{{{game.id}}}:seal"
+    redis_client.set(key, redis_client.get(f"{prefix}:game:{{{other.id}}}:seal"))
+    assert games.archive(claim, [game.id]).left == (game.id,)
+    assert claim.archive.count() == 0
