@@ -49,7 +49,7 @@ export function sides(players) { return players === 4 ? [[0, 2], [1, 3]] : [...A
 function checkSettings({ players, factions, firstLeader = 0 }) {
   if (![2, 3, 4].includes(players)) throw new InvalidGame(`a game has 2, 3 or 4 players, not ${quoted(players)}`);
   if (!Array.isArray(factions)) throw new InvalidGame("factions are a list of faction codes");
-  const unknown = factions.find((code) => !(code in FACTION_VALUES));
+  const unknown = factions.find((code) => !Object.hasOwn(FACTION_VALUES, code));
   if (unknown !== undefined) throw new InvalidGame(`unknown faction ${quoted(unknown)}`);
   const repeated = [...new Set(factions.filter((code, at) => factions.indexOf(code) !== at))].sort();
   if (repeated.length) throw new InvalidGame(`a faction appears twice: ${repeated.join(", ")}`);
