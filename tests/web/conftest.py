@@ -177,6 +177,16 @@ def site(tmp_path_factory, mailbox) -> Site:
         stop(process)
 
 
+@pytest.fixture(scope="module")
+def modules_page(browser, site):
+    """A page of the site, to run the web client's modules in (`import("/web/...")`)."""
+    context = browser.new_context(base_url=site.url)
+    page = context.new_page()
+    page.goto("/rules")
+    yield page
+    context.close()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield

@@ -239,7 +239,7 @@ def mutated(lines: list[bytes], site, rng: random.Random) -> list[bytes]:
 
 
 def test_the_page_finds_the_line_the_cli_finds_in_exports_changed_at_random(
-    page_of, site, finished
+    modules_page, site, finished
 ):
     rng = random.Random(30)
     keys = requests.get(f"{site.url}/.well-known/claim-keys", timeout=30).json()
@@ -250,7 +250,7 @@ def test_the_page_finds_the_line_the_cli_finds_in_exports_changed_at_random(
     ]
     expected = [verify_export(lines, keys_of(site)) for lines in exports]
     texts = [base64.b64encode(b"\n".join(lines)).decode() for lines in exports]
-    found = page_of.evaluate(VERDICTS, {"exports": texts, "keys": keys})
+    found = modules_page.evaluate(VERDICTS, {"exports": texts, "keys": keys})
     assert [line for line, _ in found] == [verdict.line for verdict in expected]
 
     def clause(reason: str) -> str:
@@ -260,16 +260,6 @@ def test_the_page_finds_the_line_the_cli_finds_in_exports_changed_at_random(
     pairs = zip(found, expected, strict=True)
     rejected = [(mine, v.reason) for (_, mine), v in pairs if "reject" in v.reason]
     assert rejected and all(mine == theirs for mine, theirs in rejected)
-
-
-@pytest.fixture(scope="module")
-def page_of(browser, site):
-    """A page of the site, for running its modules."""
-    context = browser.new_context(base_url=site.url)
-    page = context.new_page()
-    page.goto("/rules")
-    yield page
-    context.close()
 
 
 # --- the table's end panel: the heads its seat kept ----------------------------------

@@ -130,36 +130,27 @@ def a_random_game(players: int, seed: int) -> dict:
     }
 
 
-@pytest.fixture(scope="module")
-def page(browser, site):
-    context = browser.new_context(base_url=site.url)
-    page = context.new_page()
-    page.goto("/rules")
-    yield page
-    context.close()
-
-
-def test_the_browsers_rules_replay_every_conformance_game_as_the_server_does(page):
+def test_the_browsers_rules_replay_every_conformance_game_as_the_server_does(modules_page):
     rng = random.Random(30)
     games = [with_refusals(game, rng) for game in GAMES]
     assert {game["players"] for game in games} == {2, 3, 4} and len(games) >= 300
-    assert page.evaluate(REPLAY, games) == []
+    assert modules_page.evaluate(REPLAY, games) == []
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_the_browsers_rules_replay_random_games_of_the_servers_engine(page, players):
+def test_the_browsers_rules_replay_random_games_of_the_servers_engine(modules_page, players):
     rng = random.Random(players)
     games = [with_refusals(a_random_game(players, seed), rng) for seed in range(100)]
-    assert page.evaluate(REPLAY, games) == []
+    assert modules_page.evaluate(REPLAY, games) == []
 
 
-def test_a_game_told_wrong_is_found_out(page):
+def test_a_game_told_wrong_is_found_out(modules_page):
     """The comparison can fail: a recorded legal list and a winner changed are named."""
     game = with_refusals(GAMES[0], random.Random(1))
     game["steps"][5]["legal"] = game["steps"][5]["legal"][1:]
     other = copy.deepcopy(with_refusals(GAMES[1], random.Random(1)))
     other["winner"] = None if other["winner"] is not None else 0
-    found = dict(page.evaluate(REPLAY, [game, other]))
+    found = dict(modules_page.evaluate(REPLAY, [game, other]))
     assert found[game["id"]].startswith("step 5: legal")
     assert found[other["id"]].startswith("winner:")
 
@@ -247,11 +238,11 @@ def orjson_canonical(text: str) -> str:
         return "refused"
 
 
-def test_canonical_json_is_written_byte_for_byte_as_the_server_writes_it(page):
+def test_canonical_json_is_written_byte_for_byte_as_the_server_writes_it(modules_page):
     rng = random.Random(7)
     values = [random_json(rng) for _ in range(3000)]
     texts = TRICKY + [json.dumps(value, ensure_ascii=n % 2 == 0) for n, value in enumerate(values)]
-    assert page.evaluate(CANONICAL, texts) == [orjson_canonical(text) for text in texts]
+    assert modules_page.evaluate(CANONICAL, texts) == [orjson_canonical(text) for text in texts]
 
 
 CANONICAL_DATA = """async (datas) => {
@@ -260,7 +251,7 @@ CANONICAL_DATA = """async (datas) => {
 }"""
 
 
-def test_an_events_private_values_are_digested_as_the_server_digests_them(page):
+def test_an_events_private_values_are_digested_as_the_server_digests_them(modules_page):
     hashes = [f"{n:064x}" for n in range(4)]
     datas = [
         {"seat": 1, "name": "Ånn", "token_hash": hashes[0], "player": None},
@@ -271,4 +262,4 @@ def test_an_events_private_values_are_digested_as_the_server_digests_them(page):
         {"decision": "play GO3", "seat": 0, "timeout_policy": None},
     ]
     expected = [canonical_data(data).decode() for data in datas]
-    assert page.evaluate(CANONICAL_DATA, datas) == expected
+    assert modules_page.evaluate(CANONICAL_DATA, datas) == expected
