@@ -87,6 +87,7 @@ class Site:
     def __init__(self, url: str, data_dir: Path, mailbox: Mailbox):
         self.url = url
         self.mailbox = mailbox
+        self.data_dir = data_dir  # its signing key is there
         config = Config.from_env({"REDIS_URL": f"unix://{data_dir.resolve()}/redis.sock"})
         self.claim = Claim.connect(config)  # the same Redis, and the same job queues
 
@@ -174,6 +175,16 @@ def site(tmp_path_factory, mailbox) -> Site:
         yield Site(url, data_dir, mailbox)
     finally:
         stop(process)
+
+
+@pytest.fixture(scope="module")
+def modules_page(browser, site):
+    """A page of the site, to run the web client's modules in (`import("/web/...")`)."""
+    context = browser.new_context(base_url=site.url)
+    page = context.new_page()
+    page.goto("/rules")
+    yield page
+    context.close()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -54,7 +54,7 @@ LOADED = {  # what each page shows once drawn
     "new": "text=Create the game",
     "join": "text=Take the seat",
     "play": ".felt",
-    "replay": "#audit-verdict",
+    "replay": "#proof-verdict",
     "finished": "section[aria-labelledby='p-result']",
     "inbox": "#reg-name",
     "leaderboard": "h1",
@@ -192,7 +192,7 @@ def test_the_replay_of_a_finished_game_shows_every_hand(site, new_page):
     game_id = site.finished_ai_game()
     page = new_page()
     page.goto(f"/replay/{game_id}")
-    page.wait_for_selector("#audit-verdict")
+    page.wait_for_selector("#proof-verdict")
     page.locator("#step").fill("5")
     page.wait_for_selector("text=step 5 of")
     shown = site.call("GET", f"/games/{game_id}/replay/5")["view"]

@@ -23,6 +23,19 @@ export async function api(method, path, { body, credential, headers = {} } = {})
   return data;
 }
 
+// The bytes of a resource that is not JSON (a game's export, JSON lines), with the
+// API's problems as ApiErrors.
+export async function apiBytes(path) {
+  let response;
+  try {
+    response = await fetch(path);
+  } catch {
+    throw new ApiError(0, { detail: "The server cannot be reached: check the connection." });
+  }
+  if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));
+  return new Uint8Array(await response.arrayBuffer());
+}
+
 // A handler of the API's errors for `.catch`: anything else is a bug, and goes on up.
 export function problemsOnly(handle) {
   return (error) => {

@@ -34,7 +34,8 @@ export function factionsPanel(view, me) {
       h("th", { scope: "col" }, `Cards: ${sides.join(" / ")}`))), h("tbody", {}, rows)));
 }
 
-export function resultPanel(view, me) {
+// `proof`: what the table says of its seat's moves in the final log (proof.js).
+export function resultPanel(view, me, proof = null) {
   if (!view.ending) return null;
   const ending = view.ending;
   const won = ending.winners.length ? ending.winners.map((side) => sideName(view, side, me)).join(" and ") : "nobody (a draw)";
@@ -42,7 +43,7 @@ export function resultPanel(view, me) {
   const headline = ending.reason === "aborted" ? "The game was called off."
     : me != null && ending.winners.length ? (mine ? `You won! Winner: ${won}.` : `You lost. Winner: ${won}.`) : `Winner: ${won}.`;
   const lines = [h("p", { class: "turn" }, headline),
-    ending.seat != null ? h("p", {}, `${Who(view, ending.seat, me)} ${ending.reason}.`) : null];
+    ending.seat != null ? h("p", {}, `${Who(view, ending.seat, me)} ${ending.reason}.`) : null, proof];
   if (view.result) {
     lines.push(h("table", { "aria-label": "factions won" }, h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Faction"), h("th", { scope: "col" }, "Won by"))),
       h("tbody", {}, Object.entries(view.result.faction_winners).map(([f, side]) => h("tr", {},

@@ -8,6 +8,10 @@
 //   claim.invites game id -> [{seat, url}]: the invite links of a game made here, until
 //                 its seats are taken (they are shown once by the server)
 //   claim.name    the name last taken a seat with, offered again
+//   claim.heads   game id -> {seat, moves: {version: [hash, decision]}, seen: [version,
+//                 hash]}: the head (version, hash of the log) the server answered to
+//                 each move of the seat played here, and the newest its table showed,
+//                 checked against the final log when the game ends (proof.js)
 function load(key, fallback) {
   try { return JSON.parse(localStorage.getItem(key)) ?? fallback; } catch { return fallback; }
 }
@@ -29,16 +33,20 @@ export function forgetPlayer() { save("claim.player", null); }
 // The credential that opens `gameId` here: its guest seat's token, else the player key.
 export function credentialFor(gameId) { return seats()[gameId]?.token ?? player()?.key ?? null; }
 
-const VISITS_KEPT = 200;  // games remembered; the oldest are dropped
-export function lastVisit(gameId) { return load("claim.visits", {})[gameId] ?? null; }
-export function keepVisit(gameId, visit) {
-  const all = load("claim.visits", {});
+// `value` kept as game `gameId`'s in the map of `key`, newest last, the oldest dropped
+// past `most` games.
+function keepNewest(key, gameId, value, most) {
+  const all = load(key, {});
   delete all[gameId];
-  all[gameId] = visit;  // newest last
+  all[gameId] = value;
   const ids = Object.keys(all);
-  for (const old of ids.slice(0, Math.max(0, ids.length - VISITS_KEPT))) delete all[old];
-  save("claim.visits", all);
+  for (const old of ids.slice(0, Math.max(0, ids.length - most))) delete all[old];
+  save(key, all);
 }
+
+const VISITS_KEPT = 200;  // games remembered
+export function lastVisit(gameId) { return load("claim.visits", {})[gameId] ?? null; }
+export function keepVisit(gameId, visit) { keepNewest("claim.visits", gameId, visit, VISITS_KEPT); }
 
 export const invitesOf = (gameId) => load("claim.invites", {})[gameId] ?? [];
 export function keepInvites(gameId, links) {
@@ -52,3 +60,15 @@ export function keepName(name) { save("claim.name", name); }
 
 export const soundOn = () => load("claim.sound", false);
 export function keepSound(on) { save("claim.sound", on); }
+
+const HEADS_KEPT = 100;  // games remembered
+export const keptHeads = (gameId) => load("claim.heads", {})[gameId] ?? null;
+// Keep the head the server answered to `seat`'s `decision`, or (none) the newest head
+// the table of `seat` showed.
+export function keepHead(gameId, seat, { version, hash }, decision = null) {
+  const kept = keptHeads(gameId) ?? { seat, moves: {}, seen: null };
+  if (decision) kept.moves[version] = [hash, decision];
+  else if (!kept.seen || kept.seen[0] < version) kept.seen = [version, hash];
+  else return;
+  keepNewest("claim.heads", gameId, kept, HEADS_KEPT);
+}

@@ -9,10 +9,11 @@ import { cardLabel, factionName } from "../factions.js";
 import { handElement } from "../hand.js";
 import { historyElement } from "../history.js";
 import { watch } from "../live.js";
+import { checkGame, headsNote } from "../proof.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
 import { roundsOfPhase, shownTrick, tableElement } from "../table.js";
 import { decisionText, relation, seatName, seatNumber, teamName } from "../words.js";
-import { credentialFor, forgetPlayer, forgetSeat, invitesOf, keepInvites, keepName, keepSeat, keepVisit, lastName, lastVisit, player, seats } from "../store.js";
+import { credentialFor, forgetPlayer, forgetSeat, invitesOf, keepHead, keepInvites, keepName, keepSeat, keepVisit, keptHeads, lastName, lastVisit, player, seats } from "../store.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 const over = (view) => view.status === "finished" || view.status === "aborted";
@@ -129,6 +130,7 @@ export default async function playPage(gameId) {
   let busy = false;
   let shown = null;  // what the page drew last: {version, rounds, trick}
   let myTurnBefore = false;
+  let proof;  // the final log checked against the heads this seat kept (null: being checked)
   const visit = lastVisit(gameId);
   let sinceLastVisit = null;  // the rounds played since then: {from, to}, for this visit
 
@@ -150,6 +152,7 @@ export default async function playPage(gameId) {
     }
     if (view && fresh.version < view.version) return;  // an older answer, overtaken
     view = fresh;
+    if (view.you) keepHead(gameId, view.you.seat, view.head);
     draw();
   }
   async function decide(decision) {
@@ -167,6 +170,7 @@ export default async function playPage(gameId) {
       return refresh().catch(problemsOnly((again) => say(problemText(again))));
     }
     busy = false;  // before drawing: the next decision may be this seat's too
+    keepHead(gameId, view.you.seat, moved.head, decision);
     say(`You ${decisionText(decision, view.you?.peek)}.`);
     if (moved.view.version >= view.version) view = moved.view;  // else a live read overtook it
     draw();  // either way: the hand drawn while sending could not be pressed
@@ -213,6 +217,17 @@ export default async function playPage(gameId) {
     return h("div", { class: "row actions" }, list);
   }
 
+  // Once the game is over, this seat's moves checked in the final log (proof.js).
+  function proofNote(me) {
+    const kept = me != null && over(view) ? keptHeads(gameId) : null;
+    if (!kept || !Object.keys(kept.moves).length) return null;  // no move of this seat made here
+    if (proof === undefined) {
+      proof = null;
+      checkGame(gameId).catch(problemsOnly((error) => error)).then((checked) => { proof = checked; draw(); });
+    }
+    return headsNote(proof, kept, gameId);
+  }
+
   function draw() {
     const focused = focusKey();
     const movesBox = document.querySelector(".history .moves");
@@ -241,7 +256,7 @@ export default async function playPage(gameId) {
         h("p", { class: "turn" }, turn, " ", h("span", { id: "countdown" })),
         h("p", { class: "muted who" }, me != null ? `You are seat ${seatNumber(me)}${view.players === 4 ? `, ${teamName(me % 2)} with ${seatName(view, (me + 2) % 4)}` : ""}.` : "You are watching.")),
       table && view.status === "running" ? phaseLine(view) : null,
-      since, standInNotice(view, me, () => act(`seats/${me}/return`, "Your seat is yours again.")), resultPanel(view, me),
+      since, standInNotice(view, me, () => act(`seats/${me}/return`, "Your seat is yours again.")), resultPanel(view, me, proofNote(me)),
       h("div", { class: "play-layout" },
         h("div", { class: "play-main" }, left),
         h("div", { class: "play-side" }, table ? factionsPanel(view, me) : null, table ? historyElement(view, me, sinceLastVisit) : null,

@@ -1,38 +1,13 @@
 // /replay/<game>: any finished game, or a running one as far as the public has seen
 // it, step by step (a slider, previous/next, the arrow keys): the account of the step
 // and the table then, every hand face up once the game is over. For a finished game,
-// the audit, checked in this page: the deck was fixed before the first card.
+// its whole log checked in this page: chain, seal, deck and rules (proof.js).
 import { api } from "../api.js";
-import { faces } from "../cards.js";
 import { failure, h, panel, show } from "../dom.js";
+import { replayProof } from "../proof.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
-import { sha256Hex } from "../sha256.js";
 import { tableElement } from "../table.js";
 import { readable } from "../words.js";
-
-function hexBytes(hex) { return new Uint8Array(hex.match(/../g).map((pair) => parseInt(pair, 16))); }
-
-async function auditPanel(gameId) {
-  try {
-    const [audit, start] = await Promise.all([api("GET", `/games/${gameId}/audit`), api("GET", `/games/${gameId}/replay/0`)]);
-    const published = start.view.commitment;  // as the game showed it before the first card
-    const text = new TextEncoder().encode(audit.deck.join(" "));
-    const salt = hexBytes(audit.salt);
-    const both = new Uint8Array(salt.length + text.length);
-    both.set(salt);
-    both.set(text, salt.length);
-    const computed = sha256Hex(both);
-    const ok = computed === published;
-    return panel("Audit",
-      h("p", { id: "audit-verdict", class: ok ? "good" : "bad" }, ok
-        ? "✔ Verified in this browser: the deck was fixed before the first card was dealt (sha256 of salt and deck equals the commitment published at the start)."
-        : "✘ Not verified: sha256 of the revealed salt and deck differs from the commitment published at the start."),
-      h("p", {}, "Commitment published at the start: ", h("code", {}, published)),
-      h("p", {}, "Computed here: ", h("code", { id: "audit-computed" }, computed)),
-      h("p", {}, "Salt: ", h("code", {}, audit.salt)),
-      h("p", {}, "The deck, from the top:"), faces(audit.deck, "the revealed deck", "mini"));
-  } catch (error) { return failure(error); }
-}
 
 export default async function replayPage(gameId) {
   // Every event after the deal is a step (decisions, timeouts, a resignation...).
@@ -41,7 +16,7 @@ export default async function replayPage(gameId) {
   const slider = h("input", { type: "range", min: 0, max: last, value: last, id: "step", "aria-label": "step" });
   const label = h("output", { for: "step", id: "step-label" });
   const body = h("div", { id: "replay-step" });
-  const auditBox = h("div", { id: "audit" });
+  const [proofLine, proofBox] = [h("div"), h("div")];
   const previous = h("button", { type: "button", onclick: () => go(current - 1), "aria-label": "previous step" }, "◀ Previous");
   const next = h("button", { type: "button", onclick: () => go(current + 1), "aria-label": "next step" }, "Next ▶");
   let current = -1;
@@ -71,9 +46,12 @@ export default async function replayPage(gameId) {
   const over = game.status === "finished" || game.status === "aborted";
   show(h("h1", {}, `Replay of game ${gameId.slice(0, 8)}`),
     h("p", {}, game.status === "running" ? "The game goes on: this is what the public has seen up to now."
-      : `The game is ${game.status}${over ? ": every hand is shown face up" : ""}.`),
+      : `The game is ${game.status}${over ? ": every hand is shown face up" : ""}.`), proofLine,
     h("div", { class: "replay-controls", role: "group", "aria-label": "replay controls" }, previous, slider, next, label),
-    h("p", { class: "muted" }, "Arrow keys step back and forth."), body, auditBox);
+    h("p", { class: "muted" }, "Arrow keys step back and forth."), body, proofBox);
   await go(last);
-  if (over) auditBox.replaceChildren(await auditPanel(gameId));
+  if (!over) return;
+  const [line, details] = await replayProof(gameId, game);
+  proofLine.replaceChildren(line ?? "");
+  proofBox.replaceChildren(details);
 }
