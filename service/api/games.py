@@ -258,9 +258,10 @@ def join(args, game_id, seat):
 
 ETAG = {
     "ETag": {
-        "description": "the version, quoted; once the game has ended, followed by `-m` when"
-        " it has a rematch and `-r` and a digest of its rating changes when they are in"
-        ' (`"57-mr0a1b2c3d"`)',
+        "description": "the version, quoted; then `-s` and the seat for a seat's view (a"
+        " seat's view and the public one are not the same); once the game has ended,"
+        " `-m` when it has a rematch and `-r` and a digest of its rating changes when they"
+        ' are in (`"57-s1-mr0a1b2c3d"`)',
         "schema": {"type": "string"},
     }
 }
@@ -298,8 +299,11 @@ def view(args, _conditional, game_id):
         client_connection(),
     )
     later = ("m" if seen.rematch else "") + (f"r{_digest(seen.ratings)}" if seen.ratings else "")
-    etag = f"{seen.game.version}-{later}" if later else str(seen.game.version)
-    headers = {"ETag": f'"{etag}"', "Vary": "Authorization"}
+    seat = "" if seen.seat is None else f"s{seen.seat}"
+    etag = "-".join(part for part in (str(seen.game.version), seat, later) if part)
+    # A seat's view and the public one differ at one version: their ETags too, so that
+    # no cache takes one for the other; and a view is asked again each time it is shown.
+    headers = {"ETag": f'"{etag}"', "Vary": "Authorization", "Cache-Control": "private, no-cache"}
     if request.if_none_match.contains_weak(etag):
         return Response(status=304, headers=headers)
     body = game_view(seen.game, seen.seat, rematch=seen.rematch, ratings=seen.ratings)

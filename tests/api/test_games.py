@@ -360,12 +360,25 @@ def test_the_etag_is_the_version_and_an_unchanged_game_answers_304(client):
     table = a_table(client)
     response = client.get(f"/games/{table.game_id}")
     assert response.headers["ETag"] == '"3"'
+    assert response.headers["Cache-Control"] == "private, no-cache"
     again = client.get(f"/games/{table.game_id}", headers={"If-None-Match": '"3"'})
     assert again.status_code == 304
     table.play(moves=1)
     assert (
         client.get(f"/games/{table.game_id}", headers={"If-None-Match": '"3"'}).status_code == 200
     )
+
+
+def test_a_seats_view_has_an_etag_of_its_own_and_the_public_etag_does_not_answer_it(client):
+    """A browser that cached the public view must not be told that a seat's is the same
+    (the seat would see the table as a watcher, without its hand)."""
+    table = a_table(client)
+    seat = client.get(f"/games/{table.game_id}", headers=table.headers(1))
+    assert seat.headers["ETag"] == '"3-s1"'
+    public = {"If-None-Match": '"3"', **table.headers(1)}
+    assert client.get(f"/games/{table.game_id}", headers=public).status_code == 200
+    same = {"If-None-Match": '"3-s1"', **table.headers(1)}
+    assert client.get(f"/games/{table.game_id}", headers=same).status_code == 304
 
 
 def test_a_long_poll_answers_at_once_when_the_game_is_newer(client):
