@@ -9,8 +9,10 @@ its own options) and hands it to the API, the worker or the application.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
+from collections.abc import Iterator
 
 from tqdm import tqdm
 
@@ -162,9 +164,11 @@ def import_all(config: Config, path: str) -> int:
     from .games.backup import BadBackup
     from .games.backup import import_all as imported
 
+    passes = iter(("checked", "written"))
+
     def read():
         with open(path, "rb") as file:
-            yield from tqdm(file, desc="import", unit="line", file=sys.stderr, leave=False)
+            yield from tqdm(file, desc=next(passes, "read"), unit=" lines", file=sys.stderr)
 
     claim = games.Claim.connect(config, jobs=False)
     try:
@@ -178,11 +182,30 @@ def import_all(config: Config, path: str) -> int:
     finally:
         claim.close()
     print(
-        f"{done.players} players, {done.games} games imported"
-        f" ({done.archived} ended, into the archive)",
+        f"{done.players} players and {done.games} games imported ({done.archived} ended, into"
+        " the archive); those here already left as they were",
         file=sys.stderr,
     )
     return 0
+
+
+@contextlib.contextmanager
+def _redis_of(config: Config) -> Iterator[None]:
+    """Without REDIS_URL, the embedded Redis of the data directory: the one `claim
+    serve` runs there, else one started for the command and stopped after it (a
+    deployment stopped can be rebuilt, archived, exported and imported into)."""
+    from .runtime.embedded_redis import EmbeddedRedis
+
+    embedded = None if config.redis_url else EmbeddedRedis(config.data_dir, config.fsync)
+    if embedded is not None and not embedded.answers():
+        embedded.start()
+    else:
+        embedded = None
+    try:
+        yield
+    finally:
+        if embedded is not None:
+            embedded.stop()
 
 
 def run_cluster(directory: str, masters: int, replicas: int) -> int:
@@ -372,14 +395,23 @@ def main(argv: list[str] | None = None) -> int:
         from workers.worker import run
 
         return run(config, args.burst)
-    if args.command == "rebuild":
-        return rebuild(config)
-    if args.command == "archive":
-        return archive(config, args.older_than)
-    if args.command == "export":
-        return export_all(config)
-    if args.command == "import":
-        return import_all(config, args.file)
+    if args.command in ("rebuild", "archive", "export", "import"):
+        from .events import StoreUnavailable
+        from .games import StoreUnavailable as Unavailable
+        from .runtime.embedded_redis import EmbeddedRedisError
+
+        commands = {
+            "rebuild": lambda: rebuild(config),
+            "archive": lambda: archive(config, args.older_than),
+            "export": lambda: export_all(config),
+            "import": lambda: import_all(config, args.file),
+        }
+        try:
+            with _redis_of(config):
+                return commands[args.command]()
+        except (StoreUnavailable, Unavailable, EmbeddedRedisError) as error:
+            print(f"claim {args.command}: {error}", file=sys.stderr)
+            return 2
     if args.command == "openapi":
         return write_openapi(args.output)
     if args.command == "cluster":

@@ -195,7 +195,7 @@ def test_a_backup_is_one_command_and_its_import_another(
     backup.write_bytes(capsysbinary.readouterr().out)
     elsewhere = a_deployment(monkeypatch, redis_url, f"{prefix}b", f"sqlite:///{tmp_path / 'b'}")
     assert main(["import", str(backup)]) == 0
-    assert "1 players, 1 games imported" in capsysbinary.readouterr().err.decode()
+    assert "1 players and 1 games imported" in capsysbinary.readouterr().err.decode()
     assert elsewhere.store.load(game.id).head == ended.head
     assert elsewhere.players.holder(key).player == ann
     lines = backup.read_bytes().splitlines(keepends=True)
@@ -204,6 +204,26 @@ def test_a_backup_is_one_command_and_its_import_another(
     assert main(["import", str(backup)]) == 1
     assert f"{backup}:3:" in capsysbinary.readouterr().err.decode()
     assert main(["import", str(tmp_path / "none")]) == 2
+    told = capsysbinary.readouterr().err.decode()
+    assert "cannot read" in told and "Traceback" not in told
     for deployment in (claim, elsewhere):
         deployment.close()
     redis_client.delete(*redis_client.scan_iter(match=f"{prefix}b:*"))
+
+
+def test_a_stopped_deployments_data_directory_is_exported_and_imported_into(
+    tmp_path, monkeypatch, capsysbinary
+):
+    """Without REDIS_URL and with no `claim serve` running there, the command starts the
+    data directory's embedded Redis for itself, and stops it after."""
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    monkeypatch.delenv("CLAIM_ARCHIVE_URL", raising=False)
+    monkeypatch.setenv("CLAIM_SIGNING_KEY", SIGNING_KEY)
+    monkeypatch.setenv("CLAIM_DATA_DIR", str(tmp_path / "empty"))
+    assert main(["export", "--all"]) == 0
+    backup = tmp_path / "backup.jsonl"
+    backup.write_bytes(capsysbinary.readouterr().out)
+    monkeypatch.setenv("CLAIM_DATA_DIR", str(tmp_path / "new"))
+    assert main(["import", str(backup)]) == 0
+    assert "0 players and 0 games imported" in capsysbinary.readouterr().err.decode()
+    assert not (tmp_path / "new" / "redis.sock").exists()  # stopped after

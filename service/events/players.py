@@ -223,8 +223,12 @@ class PlayerStore:
             raise UnknownPlayer(player_id)
         return fields
 
-    def restore(self, player_id: str, fields: dict[str, str]) -> None:
-        """Keep the player `dump` gave, with the indexes of its keys and address."""
+    def restore(self, player_id: str, fields: dict[str, str]) -> bool:
+        """Keep the player `dump` gave, with the indexes of its keys and address, unless
+        a player of that id is here already; answer whether it was written."""
+        with redis_errors():
+            if self._redis.exists(self._key(player_id)):
+                return False
         with redis_errors():  # the indexes first: they open nothing until the hash holds it
             if fields.get("email"):
                 self._redis.sadd(self._email_key(fields["email"]), player_id)
@@ -232,6 +236,7 @@ class PlayerStore:
                 if _device_of_field(field) is not None:
                     self._redis.hset(self._keys, value, player_id)
             self._redis.hset(self._key(player_id), mapping=fields)
+        return True
 
     def index_emails(self) -> int:
         """Index every player's address again (for players registered before the index

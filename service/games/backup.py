@@ -56,13 +56,13 @@ class BadBackup(ValueError):
     """A backup that does not hold: `line` (from 1) says where."""
 
     def __init__(self, line: int, reason: str):
-        super().__init__(f"line {line}: {reason}")
+        super().__init__(reason)
         self.line = line
 
 
 @dataclass(frozen=True, slots=True)
 class Imported:
-    players: int
+    players: int  # written now (those there already are not counted)
     games: int  # written now (those there already are not counted)
     archived: int  # of which ended, into the archive
 
@@ -116,8 +116,7 @@ def import_all(claim: Claim, read: Callable[[], Iterable[bytes]]) -> Imported:
     redis_ids, archived_ids = [], []
     for parsed in map(orjson.loads, read()):
         if PLAYER in parsed:
-            claim.players.restore(parsed[PLAYER], parsed["fields"])
-            players += 1
+            players += claim.players.restore(parsed[PLAYER], parsed["fields"])
         elif GAME in parsed:
             game_id, entries = parsed[GAME], [_entry(e) for e in parsed["entries"]]
             game = fold(game_id, records_of(game_id, entries))

@@ -153,7 +153,7 @@ def _replayed(game_id: str, records: list[Recorded]) -> Verdict:
         return Verdict(1, "the deck and salt do not give the commitment")
     if not audit.result_verified:
         return Verdict(len(records), "the decisions replayed do not give the game")
-    return Verdict(None, f"game {game_id}: {len(records)} events, chain, seal and rules hold")
+    return Verdict(None, f"game {game_id}: {len(records)} events, chain, seal, deck and rules hold")
 
 
 def _bad_json(lines: list) -> int:

@@ -97,7 +97,7 @@ def test_an_import_repeated_writes_nothing_twice(claim, deployment, elsewhere):
     backup = lines_of(claim)
     import_all(elsewhere, lambda: iter(backup))
     again = import_all(elsewhere, lambda: iter(backup))
-    assert (again.games, again.archived) == (0, 0)
+    assert (again.players, again.games, again.archived) == (0, 0, 0)
     assert seen(elsewhere, deployment) == seen(claim, deployment)
 
 

@@ -130,8 +130,9 @@ export async function replayProof(gameId, view) {
           h("br"), "Commitment: ", h("code", { id: "proof-commitment" }, creation.commitment), h("br"), "Salt: ", h("code", {}, creation.salt)),
         h("li", {}, h("strong", {}, "Rules: "), `this page's own rules engine dealt that deck and replayed all ${plural(verdict.decisions, "decision")}: every one was legal, and they end the game so: ${outcome}.`)),
       h("p", {}, "The deck, from the top:"), faces(creation.deck, "the deck, from the top", "mini"),
-      h("p", {}, exportLink(gameId, "Download the log"), " to check it anywhere: ",
-        h("code", {}, `claim verify-export claim-${gameId}.jsonl --key ${location.origin}/.well-known/claim-keys`)))];
+      h("p", {}, exportLink(gameId, "Download the log"), " to check it anywhere, in a copy of this server's code (",
+        h("code", {}, "claim"), " once installed): ",
+        h("code", {}, `bin/claim verify-export claim-${gameId}.jsonl --key ${location.origin}/.well-known/claim-keys`)))];
 }
 
 // The table's result panel: the heads this seat kept while it played against the

@@ -358,7 +358,7 @@ export async function verifyExport(exported, listedKeys, { gameId = null } = {})
   if (hex(await sha256(concat(hexBytes(salt), utf8(deck.join(" "))))) !== commitment) {
     return new Verdict(1, "the deck and salt do not give the commitment", found);
   }
-  return new Verdict(null, `game ${seal.game_id}: ${events.length} events, chain, seal and rules hold`, found);
+  return new Verdict(null, `game ${seal.game_id}: ${events.length} events, chain, seal, deck and rules hold`, found);
 }
 
 // The heads a seat kept while it played ({version: hash}) against a verdict's chain:
