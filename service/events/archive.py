@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS claim_seats (
     game TEXT NOT NULL,
     joined_at DOUBLE PRECISION NOT NULL,
     PRIMARY KEY (player, game)
-)
+){seats}
 """
 
 
@@ -285,7 +285,8 @@ def _open_sqlite(path: str) -> sqlite3.Connection:
     db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")  # a committed row survives the machine's crash
-    db.executescript(_TABLES.format(blob="BLOB"))
+    # The seats' rows in their key's tree alone: no table beside an index of it.
+    db.executescript(_TABLES.format(blob="BLOB", seats=" WITHOUT ROWID"))
     return db
 
 
@@ -293,7 +294,7 @@ def _open_postgresql(url: str) -> ConnectionPool:
     pool = ConnectionPool(url, min_size=1, max_size=POOL_SIZE, open=True, timeout=POOL_WAIT)
     with pool.connection() as connection:  # two processes making the tables: one waits
         connection.execute("SELECT pg_advisory_xact_lock(hashtext('claim_archive_tables'))")
-        for statement in _TABLES.format(blob="BYTEA").split(";"):
+        for statement in _TABLES.format(blob="BYTEA", seats="").split(";"):
             connection.execute(statement)
     return pool
 

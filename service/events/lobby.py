@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections import defaultdict
 from dataclasses import asdict, dataclass, fields
 
 import redis
@@ -167,13 +168,18 @@ class Lobby:
         """Take the ended `games` off the lobby: they are listed from the archive now.
         (An ended game is in the listings of its status only: `project` moved it
         there from the others, and nothing changes an ended game's status.)"""
+        hashes, listings = defaultdict(list), defaultdict(list)  # key: its game ids
+        for game in games:
+            shard = self._shards[shard_of(game.id)]
+            hashes[shard.summaries].append(game.id)
+            hashes[shard.versions].append(game.id)
+            for listing in shard.listings(game.status, game):
+                listings[listing].append(game.id)
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
-            for game in games:
-                shard = self._shards[shard_of(game.id)]
-                pipe.hdel(shard.summaries, game.id)
-                pipe.hdel(shard.versions, game.id)
-                for listing in shard.listings(game.status, game):
-                    pipe.zrem(listing, game.id)
+            for key, ids in hashes.items():  # one key a command: on a cluster too
+                pipe.hdel(key, *ids)
+            for key, ids in listings.items():
+                pipe.zrem(key, *ids)
             pipe.execute()
             self._redis.publish(self._channel, LOBBY_CHANGED)
 

@@ -17,6 +17,7 @@ due again when its lease runs out.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from datetime import datetime
 
 import redis
@@ -72,11 +73,14 @@ class Timers:
     def forget(self, game_ids: list[str]) -> None:
         """Take `game_ids`' timers and the versions they were set at away: the games
         are archived, and nothing sets their timers again."""
+        by_shard = defaultdict(list)
+        for game_id in game_ids:
+            by_shard[shard_of(game_id)].append(game_id)
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
-            for game_id in game_ids:
-                due, versions = self._shards[shard_of(game_id)]
-                pipe.zrem(due, game_id)
-                pipe.hdel(versions, game_id)
+            for shard, theirs in by_shard.items():  # one key a command: on a cluster too
+                due, versions = self._shards[shard]
+                pipe.zrem(due, *theirs)
+                pipe.hdel(versions, *theirs)
             pipe.execute()
 
     def claim(self, now: datetime, count: int, lease: float) -> list[tuple[str, int]]:
