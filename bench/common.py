@@ -3,7 +3,9 @@ and finding worker processes."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import os
 import random
 import tempfile
 from contextlib import contextmanager
@@ -64,3 +66,20 @@ def delete_keys(connection: redis.Redis, prefix: str) -> None:
     keys = list(connection.scan_iter(match=f"{prefix}:*", count=1000))
     for at in range(0, len(keys), 1000):
         connection.delete(*keys[at : at + 1000])
+
+
+def add_chromium(parser: argparse.ArgumentParser) -> None:
+    """A benchmark's `--chromium` option: the browser (default CLAIM_CHROMIUM, else
+    /usr/bin/chromium), refused when there is none."""
+    parser.add_argument(
+        "--chromium",
+        type=_browser,
+        default=os.environ.get("CLAIM_CHROMIUM") or "/usr/bin/chromium",
+        help="the browser (default: CLAIM_CHROMIUM, else /usr/bin/chromium)",
+    )
+
+
+def _browser(path: str) -> str:
+    if not Path(path).exists():
+        raise argparse.ArgumentTypeError(f"no browser at {path}: --chromium or CLAIM_CHROMIUM")
+    return path

@@ -25,10 +25,10 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import requests
 from api import serving
+from common import add_chromium
 from playwright.sync_api import sync_playwright
 from tqdm import tqdm
 
@@ -85,14 +85,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=5, help="finished games per player count")
     parser.add_argument("--runs", type=int, default=20, help="verifications of each export")
-    parser.add_argument(
-        "--chromium",
-        default=os.environ.get("CLAIM_CHROMIUM") or "/usr/bin/chromium",
-        help="the browser (default: CLAIM_CHROMIUM, else /usr/bin/chromium)",
-    )
+    add_chromium(parser)
     args = parser.parse_args()
-    if not Path(args.chromium).exists():
-        sys.exit(f"no browser at {args.chromium}: --chromium or CLAIM_CHROMIUM")
     busy = os.getloadavg()[0]
     results = {}
     with serving(workers=1, connections=100, rq_worker=True) as server, sync_playwright() as pw:

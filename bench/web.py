@@ -50,6 +50,7 @@ from urllib.parse import urlsplit
 
 import requests
 from api import serving
+from common import add_chromium
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
@@ -488,15 +489,9 @@ def main() -> None:
     )
     parser.add_argument("--lobby", type=int, default=20, help="games in each list of the lobby")
     parser.add_argument("--loads", type=int, default=3, help="cold loads of each page")
-    parser.add_argument(
-        "--chromium",
-        default=os.environ.get("CLAIM_CHROMIUM") or "/usr/bin/chromium",
-        help="the browser (default: CLAIM_CHROMIUM, else /usr/bin/chromium)",
-    )
+    add_chromium(parser)
     args = parser.parse_args()
     levels = [level for level in args.levels.split(",") if level]
-    if not Path(args.chromium).exists():
-        sys.exit(f"no browser at {args.chromium}: --chromium or CLAIM_CHROMIUM")
     notes = Notes()
     busy = os.getloadavg()[0]
     config = Config.from_env()  # as the server's: it gets this environment

@@ -108,16 +108,22 @@ def test_rebuild_writes_the_lobby_the_players_games_and_their_addresses_again(
     assert not redis_client.exists(f"{prefix}:{{lobby}}:games")  # deleted
 
 
-@pytest.mark.parametrize("command", ["serve", "worker", "rebuild"])
-def test_on_a_cluster_without_a_queue_redis_the_service_does_not_start(
-    command, cluster_url, monkeypatch, capsys
+@pytest.mark.parametrize(
+    ("missing", "command"),
+    [("CLAIM_QUEUE_URL", command) for command in ("serve", "worker", "rebuild")]
+    + [("CLAIM_ARCHIVE_URL", command) for command in ("serve", "worker", "rebuild", "archive")],
+)
+def test_on_a_cluster_the_service_does_not_start_without_a_queue_redis_and_an_archive(
+    missing, command, cluster_url, single_redis_url, monkeypatch, capsys
 ):
     monkeypatch.setenv("REDIS_URL", cluster_url)
-    monkeypatch.delenv("CLAIM_QUEUE_URL", raising=False)
+    monkeypatch.setenv("CLAIM_QUEUE_URL", single_redis_url)
+    monkeypatch.setenv("CLAIM_ARCHIVE_URL", "sqlite:///unused.sqlite3")
+    monkeypatch.delenv(missing)
     with pytest.raises(SystemExit) as stopped:
         main([command])
     assert stopped.value.code == 2
-    assert "CLAIM_QUEUE_URL is required: the games' Redis is a cluster" in capsys.readouterr().err
+    assert f"{missing} is required" in capsys.readouterr().err
 
 
 def test_verify_export_checks_a_finished_game_with_the_keys_of_its_server(
@@ -143,19 +149,6 @@ def test_verify_export_checks_a_finished_game_with_the_keys_of_its_server(
     assert capsys.readouterr().out.startswith(f"{export}:4: ")
     assert main(["verify-export", str(tmp_path / "missing.jsonl"), "--key", str(keys)]) == 2
     assert "cannot read" in capsys.readouterr().err
-
-
-@pytest.mark.parametrize("command", ["serve", "worker", "rebuild", "archive"])
-def test_on_a_cluster_without_an_archive_url_the_service_does_not_start(
-    command, cluster_url, single_redis_url, monkeypatch, capsys
-):
-    monkeypatch.setenv("REDIS_URL", cluster_url)
-    monkeypatch.setenv("CLAIM_QUEUE_URL", single_redis_url)
-    monkeypatch.delenv("CLAIM_ARCHIVE_URL", raising=False)
-    with pytest.raises(SystemExit) as stopped:
-        main([command])
-    assert stopped.value.code == 2
-    assert "CLAIM_ARCHIVE_URL is required" in capsys.readouterr().err
 
 
 def a_deployment(monkeypatch, redis_url, prefix, archive):
