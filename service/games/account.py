@@ -67,7 +67,7 @@ def _round(before: State, after: State, sees) -> list[str]:
         lines.append("the game is over")
     else:
         if dragons:
-            lines.append(f"seat {dragons[-1].seat} played the last Dragon and leads next")
+            lines.append(f"seat {dragons[-1].seat} played the round's last Dragon and leads next")
         if after.phase != before.phase:
             lines.append("phase 2 begins: each seat takes its follower pile as its hand")
         lines.append(f"seat {after.leader} leads round {after.round + 1} of phase {after.phase}")

@@ -263,3 +263,30 @@ def test_an_events_private_values_are_digested_as_the_server_digests_them(module
     ]
     expected = [canonical_data(data).decode() for data in datas]
     assert modules_page.evaluate(CANONICAL_DATA, datas) == expected
+
+
+# Runs in the page: the phrases telling where each phase-2 round's cards went.
+DESTINATIONS = """async (rounds) => {
+  const { phase2Destinations } = await import("/web/words.js");
+  const seats = [{ kind: "human", name: "Ann" }, { kind: "ai", level: "greedy" }];
+  const view = { players: 2, seats };
+  return rounds.map((round) => phase2Destinations(view, round, null));
+}"""
+
+
+def test_a_phase_2_round_tells_where_its_cards_went_as_the_powers_send_them(modules_page):
+    def round_of(winner, *cards):
+        return {
+            "phase": 2,
+            "winner": winner,
+            "plays": [{"seat": n, "card": c} for n, c in enumerate(cards)],
+        }
+
+    told = modules_page.evaluate(
+        DESTINATIONS,
+        [round_of(0, "GO7", "GO3"), round_of(0, "DW5", "DW2"), round_of(1, "GN3", "GN4")],
+    )
+    assert told[0] == ["the cards → Ann's score pile"]
+    # 2 players: the Dwarves to the round's loser, the winner nothing else
+    assert told[1] == ["Dwarves 5, Dwarves 2 → AI (greedy)'s score pile"]
+    assert told[2] == ["Gnomes 3, Gnomes 4 laid in front of AI (greedy)"]

@@ -156,7 +156,7 @@ function ranking(plays, winner) {
 
 // RULES.md 6, Dwarves: with 2 players to the round's loser; with 3-4 to whoever played
 // its lowest card, on equal values the last of them.
-function dwarvesReceiver(plays, winner) {
+export function dwarvesReceiver(plays, winner) {
   if (plays.length === 2) return plays[0].seat === winner ? plays[1].seat : plays[0].seat;
   let lowest = plays[0];
   for (const play of plays.slice(1)) if (valueOf(play.card) <= valueOf(lowest.card)) lowest = play;

@@ -7,7 +7,7 @@
 import { back, face, faces } from "./cards.js";
 import { h, plural } from "./dom.js";
 import { cardLabel, factionName } from "./factions.js";
-import { Who, nextLeader, relation, seatName, teamName, teamOf, who, whose } from "./words.js";
+import { Who, nextLeader, phase2Destinations, relation, seatName, teamName, teamOf, who } from "./words.js";
 
 const PLACES = { 2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"] };
 
@@ -125,9 +125,9 @@ function lastRoundLine(view, me) {
     else if (got.source === "deck") parts.push(`top card${got.card ? ` ${cardLabel(got.card)}` : ""} → ${taker}`);
     else parts.push(`${taker} drew ${got.card ? cardLabel(got.card) : "a card"}`);
   }
-  if (last.phase === 2) parts.push(`cards → ${whose(view, last.winner, me)} score pile`);
+  if (last.phase === 2) parts.push(...phase2Destinations(view, last, me));
   const leads = nextLeader(view, last);
-  if (leads != null && leads !== last.winner) parts.push(`${Who(view, leads, me)} ${leads === me ? "lead" : "leads"} next (the last Dragon)`);
+  if (leads != null && leads !== last.winner) parts.push(`${Who(view, leads, me)} ${leads === me ? "lead" : "leads"} next (the round's last Dragon)`);
   return h("div", { class: "last-round", id: "last-round" }, cards, h("p", {}, h("span", { class: "label" }, "Last round: "), parts.join(" · ")));
 }
 

@@ -3,6 +3,7 @@
 // of the person reading (null: a spectator), who is "you". People count seats from
 // one ("seat 1" is the API's seat 0) and call the teams A and B.
 import { cardLabel } from "./factions.js";
+import { dwarvesReceiver } from "./rules.js";
 
 export const seatNumber = (seat) => seat + 1;
 
@@ -62,8 +63,11 @@ export function roundSentences(view, round, me) {
   const plays = round.plays.map((play, n) => `${Who(view, play.seat, me)} ${n === 0 ? "led" : "played"} ${cardLabel(play.card)}`);
   const lines = [`${plays.join(", ")}.`];
   const winning = round.plays.find((play) => play.seat === round.winner);
-  lines.push(`${Who(view, round.winner, me)} won${winning ? ` with ${cardLabel(winning.card)}` : ""}${
-    round.phase === 2 ? `: the cards go to ${whose(view, round.winner, me)} score pile.` : "."}`);
+  lines.push(`${Who(view, round.winner, me)} won${winning ? ` with ${cardLabel(winning.card)}` : ""}.`);
+  if (round.phase === 2) {
+    const went = phase2Destinations(view, round, me).join("; ");
+    lines.push(`${went[0].toUpperCase()}${went.slice(1)}.`);
+  }
   if (round.peek) lines.push(`${Who(view, round.peek.seat, me)} saw ${cardLabel(round.peek.card)} on top of the draw pile.`);
   for (const got of round.acquired) {  // all to the follower piles
     const taker = Who(view, got.seat, me);
@@ -73,8 +77,23 @@ export function roundSentences(view, round, me) {
   }
   for (const gone of round.removed) lines.push(`Giants removed ${cardLabel(gone.card)} from in front of ${who(view, gone.seat, me)}.`);
   const leads = nextLeader(view, round);
-  if (leads != null && leads !== round.winner) lines.push(`${Who(view, leads, me)} ${leads === me ? "lead" : "leads"} next: the last Dragon of the round was ${leads === me ? "yours" : "theirs"}.`);
+  if (leads != null && leads !== round.winner) lines.push(`${Who(view, leads, me)} ${leads === me ? "lead" : "leads"} next: the round's last Dragon was ${leads === me ? "yours" : "theirs"}.`);
   return lines;
+}
+
+// Where the cards of a phase-2 round went (RULES.md 5 and 6), in short phrases: the
+// winner's score pile, but the Dwarves to the one the power gives them, the Gnomes in
+// front of the winner, the Trolls kept one at a time.
+export function phase2Destinations(view, round, me) {
+  const of = (faction) => round.plays.filter((play) => play.card.startsWith(faction)).map((play) => cardLabel(play.card));
+  const [dwarves, gnomes, trolls] = [of("DW"), of("GN"), of("TR")];
+  const others = round.plays.length - dwarves.length - gnomes.length - trolls.length;
+  const phrases = [];
+  if (others) phrases.push(`${others < round.plays.length ? "the other cards" : "the cards"} → ${whose(view, round.winner, me)} score pile`);
+  if (dwarves.length) phrases.push(`${dwarves.join(", ")} → ${whose(view, dwarvesReceiver(round.plays, round.winner), me)} score pile`);
+  if (gnomes.length) phrases.push(`${gnomes.join(", ")} laid in front of ${who(view, round.winner, me)}`);
+  if (trolls.length) phrases.push(`${trolls.join(", ")}: the highest Troll of the round and those set aside → ${whose(view, round.winner, me)} score pile, the others set aside`);
+  return phrases;
 }
 
 // Who led the round after `round` (the round being played, for the last one), or null.
