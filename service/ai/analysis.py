@@ -1,0 +1,172 @@
+"""The expert's analysis of a finished game: each decision judged from its seat.
+
+For every decision, the deciding seat's chance of winning is estimated from that
+seat's observation at the time (RULES.md 8), nothing else: the hidden cards are dealt
+again consistently with what the seat knows (`determinize.py`), and in each deal the
+decision played and greedy's best few are played out by greedy at every seat; every
+candidate is played in the same deals. A 2-player phase 2 hides nothing: there each
+candidate is solved exactly (`endgame.py`) when the search is small enough.
+
+The seat's chance before a decision is that of the best candidate (the expert's
+preferred decision), after it that of the decision played; the difference is what the
+decision lost, marked past `INACCURACY`, `MISTAKE` and `BLUNDER`. A chance counts a
+win as 1 and a draw as the share of the sides that drew.
+
+The work is fixed (`DEALS` per decision, `ENDGAME_POSITIONS`), and each decision's
+deals are drawn from a `random.Random` seeded with the game's seed and the decision's
+index: the same game gives the same analysis, in any process, in any order.
+Changing any of these changes the analysis: `ANALYSIS_VERSION` says which it is.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from service.domain import (
+    Card,
+    Decision,
+    Observation,
+    Settings,
+    State,
+    apply,
+    new_game,
+    observe,
+    result,
+    side_of,
+)
+
+from .determinize import sample_state, states
+from .endgame import solve
+from .greedy import greedy, ranked
+from .rollout import seat_view
+
+ANALYSIS_VERSION = 1  # of the method and its figures below: a new one is a new analysis
+DEALS = 40  # sampled deals per decision, every candidate played in each
+CANDIDATES = 3  # greedy's best decisions weighed beside the one played
+ENDGAME_POSITIONS = 20_000  # per candidate, for an exact 2-player phase 2
+# What a decision lost, in the seat's chance of winning, to be marked (more than):
+INACCURACY, MISTAKE, BLUNDER = 0.10, 0.20, 0.30
+MARKS = ((BLUNDER, "blunder"), (MISTAKE, "mistake"), (INACCURACY, "inaccuracy"))
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """One decision as the expert judges it from the deciding seat's knowledge."""
+
+    index: int  # among the game's decisions, 0 first
+    seat: int
+    side: int  # the seat's side: itself, or its team with 4 players
+    played: Decision
+    before: float  # the side's chance of winning with the best decision
+    after: float  # ... with the decision played
+    chances: tuple[float, ...]  # every side's chance after it, as the seat sees it
+    best: Decision  # the expert's preferred decision (chance: `before`)
+    exact: bool  # solved exactly (a 2-player phase 2), not sampled
+
+    @property
+    def loss(self) -> float:
+        return self.before - self.after
+
+    @property
+    def mark(self) -> str | None:
+        """"blunder", "mistake", "inaccuracy", or None."""
+        return next((name for threshold, name in MARKS if self.loss > threshold), None)
+
+
+def analyse(
+    settings: Settings,
+    deck: Sequence[Card],
+    decisions: Sequence[tuple[int, Decision]],
+    seed: str,
+    start: int = 0,
+    stop: int | None = None,
+) -> Iterator[Judged]:
+    """The decisions `start` to `stop` (all by default) of the game dealt from `deck`
+    in which `decisions` (seat, decision) were made, each judged from its seat's
+    observation only."""
+    stop = len(decisions) if stop is None else stop
+    state = new_game(settings, deck)
+    for index, (seat, decision) in enumerate(decisions[:stop]):
+        if index >= start:
+            yield judge(observe(state, seat), decision, random.Random(f"{seed}/{index}"), index)
+        state = apply(state, decision, seat=seat)
+
+
+def judge(observation: Observation, played: Decision, rng: random.Random, index: int = 0) -> Judged:
+    """`played`, one of `observation.legal`, against greedy's best few decisions, as
+    the observing seat can tell."""
+    candidates = [played] + [d for d in ranked(observation)[:CANDIDATES] if d != played]
+    chances, exact = estimate(observation, candidates, rng)
+    side = observation.side
+    best = max(candidates, key=lambda d: (chances[d][side], d == played))
+    return Judged(
+        index=index,
+        seat=observation.seat,
+        side=side,
+        played=played,
+        before=chances[best][side],
+        after=chances[played][side],
+        chances=chances[played],
+        best=best,
+        exact=exact,
+    )
+
+
+def estimate(
+    observation: Observation, candidates: Sequence[Decision], rng: random.Random
+) -> tuple[dict[Decision, tuple[float, ...]], bool]:
+    """Each candidate's chances of winning, per side, as the observing seat can tell;
+    and whether they are exact."""
+    if observation.players == 2 and observation.phase == 2:
+        state = sample_state(observation, rng)  # the only state there is
+        solved = {}
+        for decision in candidates:
+            if (chances := _solved(apply(state, decision))) is None:
+                break  # too big to solve yet: the rest would be too
+            solved[decision] = chances
+        else:
+            return solved, True
+        return {d: _shares(_played_out(apply(state, d), rng)) for d in candidates}, False
+    totals = {d: [0.0] * _sides(observation.players) for d in candidates}
+    worlds = states(observation, rng)
+    for _ in range(DEALS):
+        world = next(worlds)
+        for decision in candidates:
+            shares = _shares(_played_out(apply(world, decision), rng))
+            totals[decision] = [t + s for t, s in zip(totals[decision], shares, strict=True)]
+    return {d: tuple(t / DEALS for t in total) for d, total in totals.items()}, False
+
+
+def _solved(state: State) -> tuple[float, ...] | None:
+    """A 2-player state's chances under perfect play, or None past the budget."""
+    if state.to_act is None:
+        return _shares(state)
+    side = side_of(2, state.to_act)
+    solution = solve(state, side, ENDGAME_POSITIONS)
+    if solution is None:
+        return None
+    return (solution.value, 1 - solution.value) if side == 0 else (1 - solution.value, solution.value)
+
+
+def _played_out(state: State, rng: random.Random) -> State:
+    """`state` played to its end by greedy at every seat."""
+    while state.to_act is not None:
+        state = apply(state, greedy(seat_view(state, state.to_act), rng))
+    return state
+
+
+def _shares(state: State) -> tuple[float, ...]:
+    """A finished game's win per side: 1 to the winner, or shared by the sides that
+    drew (those with the best key)."""
+    final = result(state)
+    if final.winner is not None:
+        return tuple(float(side == final.winner) for side in range(len(final.side_keys)))
+    top = max(final.side_keys)
+    drawn = final.side_keys.count(top)
+    return tuple(1 / drawn if key == top else 0.0 for key in final.side_keys)
+
+
+def _sides(players: int) -> int:
+    return 2 if players == 4 else players
