@@ -71,7 +71,7 @@ class Judged:
 
     @property
     def mark(self) -> str | None:
-        """"blunder", "mistake", "inaccuracy", or None."""
+        """ "blunder", "mistake", "inaccuracy", or None."""
         return next((name for threshold, name in MARKS if self.loss > threshold), None)
 
 
@@ -147,7 +147,8 @@ def _solved(state: State) -> tuple[float, ...] | None:
     solution = solve(state, side, ENDGAME_POSITIONS)
     if solution is None:
         return None
-    return (solution.value, 1 - solution.value) if side == 0 else (1 - solution.value, solution.value)
+    mine, theirs = solution.value, 1 - solution.value
+    return (mine, theirs) if side == 0 else (theirs, mine)
 
 
 def _played_out(state: State, rng: random.Random) -> State:
