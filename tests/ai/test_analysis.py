@@ -1,0 +1,137 @@
+"""The expert's analysis: a blunder that decides a game is marked, each decision is
+judged from what its seat could see and nothing else, and the same game gives the same
+analysis."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from service.ai import greedy
+from service.ai.analysis import BLUNDER, analyse
+from service.ai.determinize import sample_state
+from service.ai.endgame import solve
+from service.domain import (
+    Settings,
+    State,
+    apply,
+    legal_decisions,
+    new_game,
+    observe,
+    result,
+    shuffled_deck,
+)
+from tests.domain.factories import CLAIM, SEVEN2
+
+SEED = "test-game/analysis-1"
+
+
+def played_out(state: State, choose, decisions: list) -> State:
+    """`state` played to its end, each decision chosen by `choose(state)` and added to
+    `decisions` as (seat, decision)."""
+    while state.to_act is not None:
+        decision = choose(state)
+        decisions.append((state.to_act, decision))
+        state = apply(state, decision)
+    return state
+
+
+def by_greedy(state: State):
+    return greedy(observe(state, state.to_act), random.Random(0))
+
+
+def perfectly(state: State):
+    """The decision of perfect play (a 2-player phase 2, small enough to solve)."""
+    return solve(state, state.to_act, budget=1_000_000).decision
+
+
+def a_decided_blunder(cards_left: int = 5):
+    """A 2-player game that greedy plays until each hand has `cards_left` cards in
+    phase 2, where the seat to act holds a won game and throws it away with one
+    decision; both then play perfectly. (settings, deck, decisions, the blunder's index)."""
+    settings = Settings(2, CLAIM)
+    for seed in range(100):
+        deck = shuffled_deck(settings.factions, random.Random(seed))
+        state, decisions = new_game(settings, deck), []
+        while not (state.phase == 2 and len(state.hands[state.to_act]) == cards_left):
+            decisions.append((state.to_act, by_greedy(state)))
+            state = apply(state, decisions[-1][1])
+        seat = state.to_act
+        if solve(state, seat, budget=1_000_000).value != 1.0:
+            continue
+        for decision in legal_decisions(state):
+            after = apply(state, decision)
+            other = after.to_act
+            if other != seat and solve(after, other, budget=1_000_000).value == 1.0:
+                index = len(decisions)
+                decisions.append((seat, decision))
+                final = played_out(after, perfectly, decisions)
+                assert result(final).winner == other  # the game turned on it
+                return settings, deck, decisions, index
+    raise AssertionError("no game with a deciding blunder among the seeds tried")
+
+
+def test_a_blunder_that_loses_a_won_game_is_marked_with_the_better_decision():
+    settings, deck, decisions, index = a_decided_blunder()
+    judged = list(analyse(settings, deck, decisions, SEED, start=index))
+    blunder = judged[0]
+    assert blunder.index == index and blunder.played == decisions[index][1]
+    assert (blunder.before, blunder.after) == (1.0, 0.0)
+    assert blunder.exact and blunder.loss > BLUNDER and blunder.mark == "blunder"
+    state = new_game(settings, deck)
+    for seat, decision in decisions[:index]:
+        state = apply(state, decision, seat=seat)
+    better = apply(state, blunder.best)  # the better decision keeps the game won
+    if better.to_act == blunder.seat:
+        assert solve(better, blunder.seat, budget=1_000_000).value == 1.0
+    else:
+        assert solve(better, better.to_act, budget=1_000_000).value == 0.0
+    assert [j.mark for j in judged[1:]] == [None] * (len(judged) - 1)  # perfect play after
+
+
+def a_game(players: int, deck_seed: int):
+    """A game of greedy seats: (settings, deck, decisions)."""
+    factions = CLAIM if players == 2 else SEVEN2
+    settings = Settings(players, factions)
+    deck = shuffled_deck(settings.factions, random.Random(deck_seed))
+    decisions = []
+    played_out(new_game(settings, deck), by_greedy, decisions)
+    return settings, deck, decisions
+
+
+@pytest.mark.parametrize("players, up_to", [(2, 9), (4, 9)])
+def test_a_seats_decisions_are_judged_the_same_whatever_it_could_not_see(players, up_to):
+    """The same game up to the decision `up_to`, dealt again with every card seat 0
+    had not seen by then placed elsewhere (a deck that agrees with all seat 0 saw),
+    then played on: seat 0's decisions up to there are judged alike, as seat 0 saw
+    the same; seat 1, which saw other cards, is judged otherwise."""
+    settings, deck, decisions = a_game(players, deck_seed=5)
+    state = new_game(settings, deck)
+    for seat, decision in decisions[:up_to]:
+        state = apply(state, decision, seat=seat)
+    seen = observe(state, 0)
+    other_state = sample_state(seen, random.Random(17))
+    assert observe(other_state, 0) == seen and other_state.deck != deck
+    other_decisions = decisions[:up_to]
+    played_out(other_state, by_greedy, other_decisions)
+
+    judged = list(analyse(settings, deck, decisions, SEED, stop=up_to + 1))
+    judged_again = list(analyse(settings, other_state.deck, other_decisions, SEED, stop=up_to + 1))
+    mine = [(a, b) for a, b in zip(judged, judged_again, strict=True) if a.seat == 0]
+    assert len(mine) >= 2 and all(a == b for a, b in mine)
+    theirs = [(a, b) for a, b in zip(judged, judged_again, strict=True) if a.seat == 1]
+    assert any(a != b for a, b in theirs)
+
+
+def test_the_same_game_gives_the_same_analysis_in_any_order():
+    settings, deck, decisions = a_game(2, deck_seed=8)
+    start = 16  # in phase 1, past its middle: shorter playouts
+    whole = list(analyse(settings, deck, decisions, SEED, start=start, stop=start + 4))
+    in_parts = [
+        *analyse(settings, deck, decisions, SEED, start=start + 2, stop=start + 4),
+        *analyse(settings, deck, decisions, SEED, start=start, stop=start + 2),
+    ]
+    assert sorted(in_parts, key=lambda judged: judged.index) == whole
+    other_game = analyse(settings, deck, decisions, "another-game/analysis-1", start, start + 4)
+    assert list(other_game) != whole  # the seed is the game's: the deals drawn differ
