@@ -4,6 +4,7 @@ to its step, where the better decision is said in words."""
 
 from __future__ import annotations
 
+from service.domain import Decision
 from service.events import AI, DecisionMade, SeatSpec
 from service.games.changes import Change, follow_up
 from tests.ai.test_analysis import a_decided_blunder
@@ -12,20 +13,21 @@ from tests.web.conftest import assert_accessible, card_label, screenshot
 PATIENCE = 180_000  # ms: a bound for a stuck analysis, not a measure of its speed
 
 
-def a_game_lost_by_a_blunder(site) -> tuple[str, int, dict]:
+def a_game_lost_by_a_blunder(site) -> tuple[str, int, Decision]:
     """A finished 2-player game of AI seats whose outcome turned on one decision,
-    written to the site's store decision by decision; its id, the blunder's step."""
+    written to the site's store decision by decision; its id, the blunder's step and
+    the blunder."""
     settings, deck, decisions, index = a_decided_blunder()
     game = site.claim.store.create(settings, [SeatSpec(AI, "greedy")] * 2, deck=deck)
     for seat, decision in decisions:
         site.claim.store.append(game.id, [DecisionMade(seat, decision)], game.version)
         game = site.claim.store.load(game.id)
     follow_up(site.claim, Change(game, None))  # sealed, listed as finished
-    return game.id, index + 1, decisions[index]  # step 0 is the deal, at version 1
+    return game.id, index + 1, decisions[index][1]  # step 0 is the deal, at version 1
 
 
 def test_the_replay_draws_the_analysis_with_its_marks_and_the_better_decision(site, new_page):
-    game_id, step, (seat, blunder) = a_game_lost_by_a_blunder(site)
+    game_id, step, blunder = a_game_lost_by_a_blunder(site)
     page = new_page()
     page.goto(f"/replay/{game_id}")
     page.click("#ask-analysis")
