@@ -9,10 +9,11 @@ import random
 import pytest
 
 from service.ai import greedy
-from service.ai.analysis import BLUNDER, analyse
+from service.ai.analysis import BLUNDER, _SeatView, analyse
 from service.ai.determinize import sample_state
 from service.ai.endgame import solve
 from service.domain import (
+    Observation,
     Settings,
     State,
     apply,
@@ -135,3 +136,22 @@ def test_the_same_game_gives_the_same_analysis_in_any_order():
     assert sorted(in_parts, key=lambda judged: judged.index) == whole
     other_game = analyse(settings, deck, decisions, "another-game/analysis-1", start, start + 4)
     assert list(other_game) != whole  # the seed is the game's: the deals drawn differ
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_playouts_view_of_a_seat_is_its_observation_but_for_the_history(players):
+    """The playouts show greedy each seat's view without redacting the history (its
+    cost): every other field is the observation's, and greedy decides alike."""
+    factions = {2: CLAIM, 3: SEVEN2, 4: SEVEN2}[players]
+    settings = Settings(players, factions)
+    state = new_game(settings, shuffled_deck(settings.factions, random.Random(players)))
+    fields = [name for name in _SeatView.__dict__ if name in Observation.__dataclass_fields__]
+    fields.remove("rounds")  # unredacted: greedy reads only its public parts
+    fields.remove("acquired")  # likewise
+    while state.to_act is not None:
+        seat = state.to_act
+        view, seen = _SeatView(state, seat), observe(state, seat)
+        assert {f: getattr(view, f) for f in fields} == {f: getattr(seen, f) for f in fields}
+        decision = greedy(view, random.Random(0))
+        assert decision == greedy(seen, random.Random(0))
+        state = apply(state, decision)
