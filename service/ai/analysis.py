@@ -9,8 +9,10 @@ candidate is solved exactly (`endgame.py`) when the search is small enough.
 
 The seat's chance before a decision is that of the best candidate (the expert's
 preferred decision), after it that of the decision played; the difference is what the
-decision lost, marked past `INACCURACY`, `MISTAKE` and `BLUNDER`. A chance counts a
-win as 1 and a draw as the share of the sides that drew.
+decision lost, marked past `INACCURACY`, `MISTAKE` and `BLUNDER` when it is also more
+than `SIGNIFICANCE` standard errors of the paired differences of the deals (a loss
+that the deals drawn could have made up is not marked). A chance counts a win as 1
+and a draw as the share of the sides that drew.
 
 The work is fixed (`DEALS` per decision, `ENDGAME_POSITIONS`), and each decision's
 deals are drawn from a `random.Random` seeded with the game's seed and the decision's
@@ -20,6 +22,7 @@ Changing any of these changes the analysis: `ANALYSIS_VERSION` says which it is.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -48,6 +51,7 @@ CANDIDATES = 3  # greedy's best decisions weighed beside the one played
 ENDGAME_POSITIONS = 20_000  # per candidate, for an exact 2-player phase 2
 # What a decision lost, in the seat's chance of winning, to be marked (more than):
 INACCURACY, MISTAKE, BLUNDER = 0.10, 0.20, 0.30
+SIGNIFICANCE = 2.0  # ... and in standard errors of the loss, when sampled
 MARKS = ((BLUNDER, "blunder"), (MISTAKE, "mistake"), (INACCURACY, "inaccuracy"))
 
 
@@ -64,6 +68,7 @@ class Judged:
     chances: tuple[float, ...]  # every side's chance after it, as the seat sees it
     best: Decision  # the expert's preferred decision (chance: `before`)
     exact: bool  # solved exactly (a 2-player phase 2), not sampled
+    error: float  # the standard error of the loss (0: nothing hidden, nothing sampled)
 
     @property
     def loss(self) -> float:
@@ -72,6 +77,8 @@ class Judged:
     @property
     def mark(self) -> str | None:
         """ "blunder", "mistake", "inaccuracy", or None."""
+        if self.loss <= SIGNIFICANCE * self.error:
+            return None
         return next((name for threshold, name in MARKS if self.loss > threshold), None)
 
 
@@ -98,9 +105,11 @@ def judge(observation: Observation, played: Decision, rng: random.Random, index:
     """`played`, one of `observation.legal`, against greedy's best few decisions, as
     the observing seat can tell."""
     candidates = [played] + [d for d in ranked(observation)[:CANDIDATES] if d != played]
-    chances, exact = estimate(observation, candidates, rng)
+    outcomes, exact = estimate(observation, candidates, rng)
+    chances = {d: tuple(map(_mean, zip(*deals, strict=True))) for d, deals in outcomes.items()}
     side = observation.side
     best = max(candidates, key=lambda d: (chances[d][side], d == played))
+    gaps = [b[side] - p[side] for b, p in zip(outcomes[best], outcomes[played], strict=True)]
     return Judged(
         index=index,
         seat=observation.seat,
@@ -111,32 +120,33 @@ def judge(observation: Observation, played: Decision, rng: random.Random, index:
         chances=chances[played],
         best=best,
         exact=exact,
+        error=_standard_error(gaps),
     )
 
 
 def estimate(
     observation: Observation, candidates: Sequence[Decision], rng: random.Random
-) -> tuple[dict[Decision, tuple[float, ...]], bool]:
-    """Each candidate's chances of winning, per side, as the observing seat can tell;
-    and whether they are exact."""
+) -> tuple[dict[Decision, list[tuple[float, ...]]], bool]:
+    """Each candidate's wins per side in each deal that the observing seat cannot
+    tell from the real game (one when nothing is hidden); and whether they are the
+    game's values under perfect play."""
     if observation.players == 2 and observation.phase == 2:
         state = sample_state(observation, rng)  # the only state there is
         solved = {}
         for decision in candidates:
             if (chances := _solved(apply(state, decision))) is None:
                 break  # too big to solve yet: the rest would be too
-            solved[decision] = chances
+            solved[decision] = [chances]
         else:
             return solved, True
-        return {d: _shares(_played_out(apply(state, d), rng)) for d in candidates}, False
-    totals = {d: [0.0] * _sides(observation.players) for d in candidates}
+        return {d: [_shares(_played_out(apply(state, d), rng))] for d in candidates}, False
+    outcomes = {d: [] for d in candidates}
     worlds = states(observation, rng)
     for _ in range(DEALS):
         world = next(worlds)
         for decision in candidates:
-            shares = _shares(_played_out(apply(world, decision), rng))
-            totals[decision] = [t + s for t, s in zip(totals[decision], shares, strict=True)]
-    return {d: tuple(t / DEALS for t in total) for d, total in totals.items()}, False
+            outcomes[decision].append(_shares(_played_out(apply(world, decision), rng)))
+    return outcomes, False
 
 
 def _solved(state: State) -> tuple[float, ...] | None:
@@ -211,5 +221,14 @@ def _shares(state: State) -> tuple[float, ...]:
     return tuple(1 / drawn if key == top else 0.0 for key in final.side_keys)
 
 
-def _sides(players: int) -> int:
-    return 2 if players == 4 else players
+def _mean(values) -> float:
+    return sum(values) / len(values)
+
+
+def _standard_error(values: list[float]) -> float:
+    """Of the mean of `values`; 0 for one value (nothing sampled)."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    mean = _mean(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)

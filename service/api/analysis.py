@@ -33,7 +33,11 @@ class JudgedSchema(Schema):
     best = fields.String(metadata={"description": "the expert's preferred decision (`before`)"})
     loss = fields.Float(metadata={"description": "before - after"})
     mark = fields.String(
-        allow_none=True, metadata={"enum": [*MARKS, None], "description": "when loss > a threshold"}
+        allow_none=True,
+        metadata={
+            "enum": [*MARKS, None],
+            "description": "when loss > a threshold, and > 2 standard errors of a sampled loss",
+        },
     )
     exact = fields.Boolean(metadata={"description": "solved exactly, not sampled"})
 

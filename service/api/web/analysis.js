@@ -94,7 +94,7 @@ function marksList(view, analysis, onStep) {
 
 function thresholdsNote(analysis) {
   const { inaccuracy, mistake, blunder } = analysis.thresholds;
-  return h("p", { class: "muted" }, `A decision is marked when it lost more than ${percent(inaccuracy)} of its side's chance of winning (an inaccuracy), ${percent(mistake)} (a mistake) or ${percent(blunder)} (a blunder), each estimate from what its player knew then.`);
+  return h("p", { class: "muted" }, `A decision is marked when it lost more than ${percent(inaccuracy)} of its side's chance of winning (an inaccuracy), ${percent(mistake)} (a mistake) or ${percent(blunder)} (a blunder), beyond the noise of the sampled deals, each estimate from what its player knew then.`);
 }
 
 function decisionsTable(view, analysis) {
