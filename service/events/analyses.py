@@ -1,5 +1,5 @@
 """The expert's analyses of ended games: a projection of the streams, computed by the
-workers (`service/games/analysis.py`), kept per game and analysis version.
+workers (`service/games/analyses.py`), kept per game and analysis version.
 
 Key: `<prefix>:game:{<id>}:analysis:<version>`, a hash: `status` (queued, running,
 done, failed), `total` (the game's decisions), and one field per decision judged,

@@ -34,7 +34,7 @@ from service.events import (
     RatingChange,
 )
 
-from .analysis import Analysis, analyse_part, analysis, ask_analysis, requeue_analyses
+from .analyses import Analysis, analyse_part, analysis, ask_analysis, requeue_analyses
 from .archiving import Archived, archive, archive_ended
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
 from .changes import Change, changed, rebuild

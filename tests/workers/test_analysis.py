@@ -97,3 +97,17 @@ def test_rebuild_drops_the_analyses_and_the_workers_compute_them_again(claim, cl
     assert len(queued(claim)) == 1
     worker.run(config, burst=True)
     assert client.get(f"/games/{game.id}/analysis").json == before  # the same, again
+
+
+def test_an_analysis_that_failed_is_asked_for_again_from_the_start(claim, client, monkeypatch):
+    game = resigned(claim)
+    client.post(f"/games/{game.id}/analysis")
+    monkeypatch.setattr("service.games.analyses.analyse", lambda *args: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        games.analyse_part(claim, game.id, ANALYSIS_VERSION, 0, last_try=True)
+    failed = client.get(f"/games/{game.id}/analysis").json
+    assert (failed["status"], failed["done"]) == ("failed", 0)
+    claim.jobs.analysis.empty()
+    again = client.post(f"/games/{game.id}/analysis")
+    assert again.status_code == 202 and again.json["status"] == "queued"
+    assert queued(claim) == [(f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, 1, 0))]

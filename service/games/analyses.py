@@ -12,6 +12,7 @@ writes the same again.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import orjson
@@ -21,10 +22,11 @@ from service.events import DecisionMade, Recorded, fold
 from service.events.analyses import DONE, FAILED, RUNNING
 
 from .claim import Claim
-from .errors import GameNotOver, UnknownAnalysis, use_case
+from .errors import GameNotOver, UnknownAnalysis, UnknownGame, use_case
 from .history import dealt_at
 
 CHUNK = 4  # decisions a job judges: about a second of a worker's time
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,14 +113,18 @@ def analyse_part(
 def requeue_analyses(claim: Claim) -> int:
     """`claim rebuild`: drop every stored analysis (of any analysis version) and ask
     for each game's again, at this version: the workers compute it anew. Answer the
-    number of games."""
-    asked = {}
-    for game_id, version in list(claim.analyses.every()):
+    number of games asked for (a game gone, or not ended, is left out)."""
+    stored = list(claim.analyses.every())
+    for game_id, version in stored:
         claim.analyses.drop(game_id, version)
-        asked[game_id] = True
-    for game_id in asked:
-        ask_analysis(claim, game_id)
-    return len(asked)
+    asked = 0
+    for game_id in dict.fromkeys(game_id for game_id, _ in stored):
+        try:
+            ask_analysis(claim, game_id)
+            asked += 1
+        except (UnknownGame, GameNotOver):
+            log.warning("game %s: its analysis dropped, not asked again: no ended game", game_id)
+    return asked
 
 
 def judgement(judged: Judged, step: int) -> bytes:
