@@ -5,7 +5,8 @@ seat's observation at the time (RULES.md 8), nothing else: the hidden cards are 
 again consistently with what the seat knows (`determinize.py`), and in each deal the
 decision played and greedy's best few are played out by greedy at every seat; every
 candidate is played in the same deals. A 2-player phase 2 hides nothing: there each
-candidate is solved exactly (`endgame.py`) when the search is small enough.
+candidate is solved exactly (`endgame.py`) when the search is small enough (about 9
+cards a hand), else played out once by greedy (deterministic: its verdict, 1 or 0).
 
 The seat's chance before a decision is that of the best candidate (the expert's
 preferred decision), after it that of the decision played; the difference is what the
@@ -68,7 +69,7 @@ class Judged:
     chances: tuple[float, ...]  # every side's chance after it, as the seat sees it
     best: Decision  # the expert's preferred decision (chance: `before`)
     exact: bool  # solved exactly (a 2-player phase 2), not sampled
-    error: float  # the standard error of the loss (0: nothing hidden, nothing sampled)
+    error: float  # the standard error of the loss: 0 when exact, infinite for one playout
 
     @property
     def loss(self) -> float:
@@ -120,7 +121,7 @@ def judge(observation: Observation, played: Decision, rng: random.Random, index:
         chances=chances[played],
         best=best,
         exact=exact,
-        error=_standard_error(gaps),
+        error=0.0 if exact else _standard_error(gaps),
     )
 
 
@@ -226,9 +227,10 @@ def _mean(values) -> float:
 
 
 def _standard_error(values: list[float]) -> float:
-    """Of the mean of `values`; 0 for one value (nothing sampled)."""
+    """Of the mean of `values`; unknown (infinite) for one value: one playout does not
+    tell how sure it is, and a loss it shows is never marked."""
     n = len(values)
     if n < 2:
-        return 0.0
+        return math.inf
     mean = _mean(values)
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1) / n)

@@ -8,7 +8,7 @@ from service.domain import Decision
 from service.events import AI, DecisionMade, SeatSpec
 from service.games.changes import Change, follow_up
 from tests.ai.test_analysis import a_decided_blunder
-from tests.web.conftest import assert_accessible, card_label, screenshot
+from tests.web.conftest import SCREENSHOTS, assert_accessible, card_label, screenshot
 
 PATIENCE = 180_000  # ms: a bound for a stuck analysis, not a measure of its speed
 
@@ -63,3 +63,4 @@ def test_the_replay_draws_the_analysis_with_its_marks_and_the_better_decision(si
     page.locator(f"#chances circle.mark.blunder[data-step='{step}']").click()
     page.wait_for_selector("#marked-note")
     screenshot(page, "replay-analysis")
+    page.locator("#analysis").screenshot(path=SCREENSHOTS / "replay-analysis-panel.png")
