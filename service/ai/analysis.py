@@ -172,10 +172,10 @@ def _played_out(state: State, rng: random.Random) -> State:
 class _SeatView:
     """The fields of `observe(state, seat)` that greedy reads, computed when read: five
     times faster than `observe`, which redacts the whole history at every step (a
-    2-player game analysed in 10 s, not 50). As `rollout.SeatView` was before the
-    rollouts moved to the compact engine; the history is shown unredacted: greedy reads
-    only its public parts and the seat's own (tests/ai/test_analysis.py holds the
-    fields equal to `observe`'s)."""
+    2-player game analysed in 10 s, not 50), for these playouts on the domain's `State`
+    (the expert's own rollouts play on the compact engine). The history is shown
+    unredacted: greedy reads only its public parts and the seat's own
+    (tests/ai/test_analysis.py holds the other fields equal to `observe`'s)."""
 
     __slots__ = ("seat", "state")
 
