@@ -57,7 +57,7 @@ def played(claim: games.Claim, rng: random.Random) -> str:
 def timed(claim: games.Claim, game_id: str) -> tuple[float, games.Analysis]:
     """Seconds from the ask to the analysis done, its progress shown meanwhile."""
     start = time.monotonic()
-    analysis, _ = games.ask_analysis(claim, game_id)
+    analysis = games.ask_analysis(claim, game_id)
     with tqdm(total=analysis.total, desc=f"game {game_id[:8]}", unit="decision") as progress:
         while analysis.status != "done":
             if analysis.status == "failed" or time.monotonic() - start > PATIENCE:

@@ -81,7 +81,7 @@ def ask(game_id):
     """Ask the workers for the expert's analysis of an ended game: once per game and
     analysis version (asked again, the same analysis answers; one that failed starts
     anew). 409 game-not-over while the game runs."""
-    analysis, _ = games.ask_analysis(claim(), game_id)
+    analysis = games.ask_analysis(claim(), game_id)
     return _body(analysis), 200 if analysis.status == "done" else 202
 
 

@@ -46,19 +46,18 @@ class Analysis:
 
 
 @use_case
-def ask_analysis(claim: Claim, game_id: str) -> tuple[Analysis, bool]:
-    """Ask for the analysis of the ended game `game_id`: the analysis, and whether this
-    call queued it (False: it was queued before, or it is done). GameNotOver while the
-    game runs (its deck is secret: nothing to judge a decision by)."""
+def ask_analysis(claim: Claim, game_id: str) -> Analysis:
+    """Ask for the analysis of the ended game `game_id` (queued unless it was asked
+    for before and has not failed); the analysis as far as it went. GameNotOver while
+    the game runs (its deck is secret: nothing to judge a decision by)."""
     records = claim.store.read(game_id)
     game = fold(game_id, records)
     if game.ending is None:
         raise GameNotOver(f"game {game_id} has not ended: it cannot be analysed yet")
     total = len(_decisions(records))
-    queued = claim.analyses.ask(game_id, ANALYSIS_VERSION, total)
-    if queued and total and claim.jobs is not None:
+    if claim.analyses.ask(game_id, ANALYSIS_VERSION, total) and total and claim.jobs:
         claim.jobs.analyse(game_id, ANALYSIS_VERSION, 0)
-    return analysis(claim, game_id), queued
+    return analysis(claim, game_id)
 
 
 @use_case
@@ -77,10 +76,11 @@ def analyse_part(
     claim: Claim, game_id: str, version: int, start: int, last_try: bool = True
 ) -> int | None:
     """Judge the decisions `start` to `start + CHUNK` of the analysis of `game_id`,
-    then enqueue the next part or mark the analysis done; answer how many decisions
-    are judged by now (None: nothing to do, the analysis dropped or of another
-    version). A failure on the `last_try` marks the analysis failed: asked for again,
-    it starts anew."""
+    then enqueue the next part, or mark the analysis done once every decision is
+    judged (a part of an analysis dropped by `claim rebuild` and asked for again may
+    still run: it writes the same); answer where the next part starts (None: nothing
+    to do, the analysis dropped or of another version). A failure on the `last_try`
+    marks the analysis failed: asked for again, it starts anew."""
     stored = claim.analyses.read(game_id, version)
     if version != ANALYSIS_VERSION or stored is None or stored.status == DONE:
         return None
@@ -101,7 +101,7 @@ def analyse_part(
             )
         if stop < len(decisions):
             claim.jobs.analyse(game_id, version, stop)
-        else:
+        elif (now := claim.analyses.read(game_id, version)) and len(now.judged) == stop:
             claim.analyses.set_status(game_id, version, DONE)
         return stop
     except Exception:
