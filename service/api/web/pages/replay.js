@@ -78,7 +78,7 @@ export default async function replayPage(gameId) {
   api("GET", `/games/${gameId}/analysis`).then(follow, (error) => {
     if (!(error instanceof ApiError) || error.status !== 404) throw error;
     drawAnalysis();  // never asked for: the button
-  });
+  }).catch((error) => analysisBox.append(failure(error)));
   const [line, details] = await replayProof(gameId, game);
   proofLine.replaceChildren(line ?? "");
   proofBox.replaceChildren(details);
