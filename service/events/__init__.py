@@ -19,7 +19,7 @@ this package builds a Redis key.
 """
 
 from .ai_turns import AiTurns
-from .analyses import Analyses, StoredAnalysis
+from .analyses import Analyses
 from .archive import Archive, ArchivedGame
 from .connection import connect, redis_errors
 from .errors import (
@@ -196,7 +196,6 @@ __all__ = [
     "StaleVersion",
     "StoreError",
     "StoreUnavailable",
-    "StoredAnalysis",
     "Timers",
     "TurnTimedOut",
     "UnknownDevice",

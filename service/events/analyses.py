@@ -16,7 +16,7 @@ import redis
 
 from .connection import redis_errors
 
-QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+RUNNING, DONE, FAILED = "running", "done", "failed"  # and "queued", set by `ASK`
 _META = (b"status", b"total")
 
 # KEYS: the analysis.  ARGV: the game's number of decisions.  Answers 1 if this call
