@@ -2,8 +2,9 @@
 workers (`service/games/analyses.py`), kept per game and analysis version.
 
 Key: `<prefix>:game:{<id>}:analysis:<version>`, a hash: `status` (queued, running,
-done, failed), `total` (the game's decisions), and one field per decision judged,
-its index -> its judgement as JSON. It stays in Redis when the game moves to the
+done, failed), `total` (the game's decisions), `touched` (when it was asked for or
+last advanced, Unix time), and one field per decision judged, its index -> its
+judgement as JSON. It stays in Redis when the game moves to the
 archive (a few kilobytes a game); `claim rebuild` drops every one and asks for it again.
 """
 
@@ -17,22 +18,27 @@ import redis
 from .connection import redis_errors
 
 RUNNING, DONE, FAILED = "running", "done", "failed"  # and "queued", set by `ASK`
-_META = (b"status", b"total")
+_META = (b"status", b"total", b"touched")
 
-# KEYS: the analysis.  ARGV: the game's number of decisions.  Answers 1 if this call
-# asked for it (none yet, or the last one failed), else 0.
+# KEYS: the analysis.  ARGV: the game's number of decisions, now, the time before which
+# an analysis under way is stale.  Answers 1 if this call asked for it (none yet, the
+# last one failed, or it has not advanced since the stale time), else 0.
 ASK = """
 local status = redis.call('HGET', KEYS[1], 'status')
-if status and status ~= 'failed' then return 0 end
+if status == 'done' then return 0 end
+local touched = tonumber(redis.call('HGET', KEYS[1], 'touched') or '0')
+if status and status ~= 'failed' and touched >= tonumber(ARGV[3]) then return 0 end
 redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'status', ARGV[1] == '0' and 'done' or 'queued', 'total', ARGV[1])
+local new = ARGV[1] == '0' and 'done' or 'queued'
+redis.call('HSET', KEYS[1], 'status', new, 'total', ARGV[1], 'touched', ARGV[2])
 return 1
 """
-# KEYS: the analysis.  ARGV: the new status.  Only an analysis asked for and not done.
+# KEYS: the analysis.  ARGV: the new status, now.  Only an analysis asked for and not
+# done.
 SET_STATUS = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status or status == 'done' then return 0 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1])
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'touched', ARGV[2])
 return 1
 """
 
@@ -53,22 +59,27 @@ class Analyses:
     def _key(self, game_id: str, version: int) -> str:
         return f"{self._prefix}:game:{{{game_id}}}:analysis:{version}"
 
-    def ask(self, game_id: str, version: int, total: int) -> bool:
-        """Ask for the analysis of a game of `total` decisions: True if this call did
-        (it was never asked, or it failed), False if it is under way or done. A game
-        without decisions is done at once."""
+    def ask(self, game_id: str, version: int, total: int, now: float, stale: float) -> bool:
+        """Ask at `now` for the analysis of a game of `total` decisions: True if this
+        call did (it was never asked, it failed, or it has not advanced for `stale`
+        seconds: its job lost), False if it is under way or done. A game without
+        decisions is done at once."""
         with redis_errors():
-            return bool(self._ask(keys=[self._key(game_id, version)], args=[total]))
+            key = self._key(game_id, version)
+            return bool(self._ask(keys=[key], args=[total, now, now - stale]))
 
-    def set_status(self, game_id: str, version: int, status: str) -> bool:
-        """`status` for an analysis asked for and not done; whether it was set."""
+    def set_status(self, game_id: str, version: int, status: str, now: float) -> bool:
+        """`status` at `now` for an analysis asked for and not done; whether it was set."""
         with redis_errors():
-            return bool(self._set_status(keys=[self._key(game_id, version)], args=[status]))
+            key = self._key(game_id, version)
+            return bool(self._set_status(keys=[key], args=[status, now]))
 
-    def judged(self, game_id: str, version: int, index: int, judgement: bytes) -> None:
-        """Keep the judgement of the decision `index` (the same again: no change)."""
+    def judged(self, game_id: str, version: int, index: int, judgement: bytes, now: float):
+        """Keep at `now` the judgement of the decision `index` (the same again: no
+        change)."""
         with redis_errors():
-            self._redis.hset(self._key(game_id, version), str(index), judgement)
+            mapping = {str(index): judgement, "touched": now}
+            self._redis.hset(self._key(game_id, version), mapping=mapping)
 
     def read(self, game_id: str, version: int) -> StoredAnalysis | None:
         """The analysis as far as it went, or None if it was never asked for."""

@@ -26,6 +26,7 @@ from .errors import GameNotOver, UnknownAnalysis, UnknownGame, use_case
 from .history import dealt_at
 
 CHUNK = 4  # decisions a job judges: about a second of a worker's time
+STALE = 300  # seconds an analysis under way may go without a decision judged (its job lost)
 log = logging.getLogger(__name__)
 
 
@@ -48,14 +49,16 @@ class Analysis:
 @use_case
 def ask_analysis(claim: Claim, game_id: str) -> Analysis:
     """Ask for the analysis of the ended game `game_id` (queued unless it was asked
-    for before and has not failed); the analysis as far as it went. GameNotOver while
+    for before and has not failed, nor stood still for `STALE` seconds); the analysis
+    as far as it went. GameNotOver while
     the game runs (its deck is secret: nothing to judge a decision by)."""
     records = claim.store.read(game_id)
     game = fold(game_id, records)
     if game.ending is None:
         raise GameNotOver(f"game {game_id} has not ended: it cannot be analysed yet")
     total = len(_decisions(records))
-    if claim.analyses.ask(game_id, ANALYSIS_VERSION, total) and total and claim.jobs:
+    now = claim.clock().timestamp()
+    if claim.analyses.ask(game_id, ANALYSIS_VERSION, total, now, STALE) and total and claim.jobs:
         claim.jobs.analyse(game_id, ANALYSIS_VERSION, 0)
     return analysis(claim, game_id)
 
@@ -85,7 +88,7 @@ def analyse_part(
     if version != ANALYSIS_VERSION or stored is None or stored.status == DONE:
         return None
     try:
-        claim.analyses.set_status(game_id, version, RUNNING)
+        claim.analyses.set_status(game_id, version, RUNNING, claim.clock().timestamp())
         records = claim.store.read(game_id)
         game = fold(game_id, records)
         decisions = _decisions(records)
@@ -96,17 +99,16 @@ def analyse_part(
         seed = f"{game_id}/analysis-{version}"
         for judged in analyse(settings, deck, moves, seed, start, stop):
             record = decisions[judged.index]
-            claim.analyses.judged(
-                game_id, version, judged.index, judgement(judged, record.version - dealt)
-            )
+            kept = judgement(judged, record.version - dealt)
+            claim.analyses.judged(game_id, version, judged.index, kept, claim.clock().timestamp())
         if stop < len(decisions):
             claim.jobs.analyse(game_id, version, stop)
         elif (now := claim.analyses.read(game_id, version)) and len(now.judged) == stop:
-            claim.analyses.set_status(game_id, version, DONE)
+            claim.analyses.set_status(game_id, version, DONE, claim.clock().timestamp())
         return stop
     except Exception:
         if last_try:
-            claim.analyses.set_status(game_id, version, FAILED)
+            claim.analyses.set_status(game_id, version, FAILED, claim.clock().timestamp())
         raise
 
 

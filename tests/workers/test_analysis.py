@@ -3,11 +3,14 @@ parts, for archived games too, dropped and computed again by `claim rebuild`."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from service import cli, games
 from service.ai.analysis import ANALYSIS_VERSION
 from service.events import DecisionMade, GameResigned
+from service.games.analyses import STALE
 from tests.events.factories import new_game, play
 from workers import jobs, worker
 
@@ -110,4 +113,22 @@ def test_an_analysis_that_failed_is_asked_for_again_from_the_start(claim, client
     claim.jobs.analysis.empty()
     again = client.post(f"/games/{game.id}/analysis")
     assert again.status_code == 202 and again.json["status"] == "queued"
+    assert queued(claim) == [(f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, 1, 0))]
+
+
+def test_an_analysis_whose_job_was_lost_is_queued_again_once_it_stood_still(
+    claim, client, redis_client, config
+):
+    game = resigned(claim)
+    client.post(f"/games/{game.id}/analysis")
+    claim.jobs.analysis.empty()  # the job lost with its worker
+    assert client.post(f"/games/{game.id}/analysis").status_code == 202
+    assert queued(claim) == []  # under way, as far as anybody knows
+    later = claim.clock() + timedelta(seconds=STALE + 1)
+    claim_later = games.Claim.connect(config, client=redis_client, clock=lambda: later)
+    try:
+        asked = games.ask_analysis(claim_later, game.id)
+    finally:
+        claim_later.close()
+    assert (asked.status, asked.judged) == ("queued", ())
     assert queued(claim) == [(f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, 1, 0))]
