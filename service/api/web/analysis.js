@@ -9,7 +9,7 @@ import { decisionText, seatName, sideShort } from "./words.js";
 
 const WIDTH = 640, HEIGHT = 220, PAD = { left: 38, right: 10, top: 10, bottom: 26 };
 const MARK_NAMES = { inaccuracy: "Inaccuracy", mistake: "Mistake", blunder: "Blunder" };
-export const percent = (chance) => `${Math.round(chance * 100)}%`;
+const percent = (chance) => `${Math.round(chance * 100)}%`;
 
 // The panel: `analysis` null (never asked), or the API's answer; `step` the replay's
 // step shown; `onAsk()` asks for it; `onStep(step)` goes to a step.
