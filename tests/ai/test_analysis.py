@@ -23,7 +23,7 @@ from service.domain import (
     result,
     shuffled_deck,
 )
-from tests.domain.factories import CLAIM, SEVEN2
+from tests.domain.factories import CLAIM, CLAIM2, SEVEN2
 
 SEED = "test-game/analysis-1"
 
@@ -91,23 +91,32 @@ def test_a_blunder_that_loses_a_won_game_is_marked_with_the_better_decision():
     assert [j.mark for j in judged[1:]] == [None] * (len(judged) - 1)  # perfect play after
 
 
-def a_game(players: int, deck_seed: int):
+def a_game(players: int, deck_seed: int, factions=None):
     """A game of greedy seats: (settings, deck, decisions)."""
-    factions = CLAIM if players == 2 else SEVEN2
-    settings = Settings(players, factions)
+    settings = Settings(players, factions or (CLAIM if players == 2 else SEVEN2))
     deck = shuffled_deck(settings.factions, random.Random(deck_seed))
     decisions = []
     played_out(new_game(settings, deck), by_greedy, decisions)
     return settings, deck, decisions
 
 
-@pytest.mark.parametrize("players, up_to", [(2, 9), (4, 9)])
-def test_a_seats_decisions_are_judged_the_same_whatever_it_could_not_see(players, up_to):
+@pytest.mark.parametrize(
+    "players, factions, deck_seed",
+    [
+        (2, CLAIM, 5),
+        (4, SEVEN2, 5),  # seat 0's partner's cards changed too
+        (2, CLAIM2, 9),  # seat 1 peeks at the draw pile with a Seer at decision 2
+    ],
+)
+def test_a_seats_decisions_are_judged_the_same_whatever_it_could_not_see(
+    players, factions, deck_seed
+):
     """The same game up to the decision `up_to`, dealt again with every card seat 0
     had not seen by then placed elsewhere (a deck that agrees with all seat 0 saw),
     then played on: seat 0's decisions up to there are judged alike, as seat 0 saw
     the same; seat 1, which saw other cards, is judged otherwise."""
-    settings, deck, decisions = a_game(players, deck_seed=5)
+    up_to = 9
+    settings, deck, decisions = a_game(players, deck_seed, factions)
     state = new_game(settings, deck)
     for seat, decision in decisions[:up_to]:
         state = apply(state, decision, seat=seat)
