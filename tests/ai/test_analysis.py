@@ -4,13 +4,14 @@ analysis."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
 from service.ai import greedy
 from service.ai.analysis import BLUNDER, _SeatView, analyse
-from service.ai.determinize import sample_state
+from service.ai.determinize import sample_state, states
 from service.ai.endgame import solve
 from service.domain import (
     Observation,
@@ -23,7 +24,7 @@ from service.domain import (
     result,
     shuffled_deck,
 )
-from tests.domain.factories import CLAIM, CLAIM2, SEVEN2
+from tests.domain.factories import CLAIM, CLAIM2, SEVEN, SEVEN2
 
 SEED = "test-game/analysis-1"
 
@@ -89,6 +90,44 @@ def test_a_blunder_that_loses_a_won_game_is_marked_with_the_better_decision():
     else:
         assert solve(better, better.to_act, budget=1_000_000).value == 0.0
     assert [j.mark for j in judged[1:]] == [None] * (len(judged) - 1)  # perfect play after
+
+
+def winners(deals: list[State], decision) -> set:
+    """Who wins each of `deals` after `decision`, greedy playing on."""
+    return {result(played_out(apply(deal, decision), by_greedy, [])).winner for deal in deals}
+
+
+def a_blunder_whatever_the_cards_unseen():
+    """A 3-player game that greedy plays into phase 2 until the seat to act, with a
+    few cards left, wins with one decision and loses with another in each of 100 deals
+    of the cards it cannot see (played out by greedy); it plays the losing one, and
+    greedy plays on. (settings, deck, decisions, the blunder's index, the winning
+    decision)."""
+    settings = Settings(3, SEVEN)
+    for seed in range(100):
+        deck = shuffled_deck(settings.factions, random.Random(seed))
+        state, decisions = new_game(settings, deck), []
+        while state.to_act is not None:
+            seat, legal = state.to_act, legal_decisions(state)
+            if state.phase == 2 and len(state.hands[seat]) <= 3 and len(legal) > 1:
+                deals = list(itertools.islice(states(observe(state, seat), random.Random(1)), 100))
+                for good, bad in itertools.permutations(legal, 2):
+                    if winners(deals, good) == {seat} and seat not in winners(deals, bad):
+                        index = len(decisions)
+                        decisions.append((seat, bad))
+                        final = played_out(apply(state, bad), by_greedy, decisions)
+                        assert result(final).winner != seat
+                        return settings, deck, decisions, index, good
+            decisions.append((seat, by_greedy(state)))
+            state = apply(state, decisions[-1][1])
+    raise AssertionError("no such game among the seeds tried")
+
+
+def test_a_blunder_under_hidden_cards_is_marked_from_the_sampled_deals():
+    settings, deck, decisions, index, good = a_blunder_whatever_the_cards_unseen()
+    [blunder] = analyse(settings, deck, decisions, SEED, start=index, stop=index + 1)
+    assert not blunder.exact and blunder.best == good
+    assert blunder.before > 0.9 and blunder.after < 0.1 and blunder.mark == "blunder"
 
 
 def a_game(players: int, deck_seed: int, factions=None):
