@@ -105,7 +105,8 @@ def run_simulation(players: int, games: int, seed: int, factions, first_leader: 
 
 def rebuild(config: Config) -> int:
     """`claim rebuild`: every projection of the games written again from the streams,
-    and the index of the players' email addresses from the players."""
+    the index of the players' email addresses from the players, and every analysis
+    dropped and asked for again (the workers compute it anew)."""
     from . import games
     from .events import connect
     from .events.shards import delete_unsharded
@@ -116,6 +117,9 @@ def rebuild(config: Config) -> int:
     archived = tqdm(archived, desc="archived ratings", unit="game", file=sys.stderr)
     count = games.rebuild(claim, game_ids, archived)
     print(f"{count} game{'s' * (count != 1)} rebuilt", file=sys.stderr)
+    analysed = games.requeue_analyses(claim)
+    noun = "analysis" if analysed == 1 else "analyses"
+    print(f"{analysed} {noun} dropped and asked for again", file=sys.stderr)
     indexed = games.index_emails(claim)
     print(f"{indexed} email address{'es' * (indexed != 1)} indexed", file=sys.stderr)
     client = connect(config)
@@ -322,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser(
         "rebuild",
         help="write the lobby, the inboxes, the AI turns, the timers and the ratings again"
-        " from the streams",
+        " from the streams; drop the analyses and queue them again",
     )
 
     moving = commands.add_parser(

@@ -54,3 +54,10 @@ def sign_in(player_id: str, request: str) -> bool:
     """Email a sign-in link to the player, with a code of its own; answer whether it
     went. Raises when it failed, so that RQ tries again soon."""
     return games.send_sign_in(_current(), player_id, request)
+
+
+def analyse(game_id: str, version: int, start: int) -> int | None:
+    """Judge a part of the analysis of `game_id`, and enqueue the next."""
+    job = get_current_job()
+    last_try = job is None or not job.retries_left
+    return games.analyse_part(_current(), game_id, version, start, last_try)

@@ -1,7 +1,8 @@
-"""`claim worker`: RQ's own `Worker` on the queues `ai` and `webhooks`, with RQ's own
-scheduler (it moves retried jobs back to their queues), a clock thread that fires
-the timers falling due and sweeps for lost AI turns, and a heartbeat thread that says
-every two seconds that the worker is alive (`/readyz` counts them).
+"""`claim worker`: RQ's own `Worker` on the queues `ai`, `webhooks` and `analysis`
+(served in that order), with RQ's own scheduler (it moves retried jobs back to their
+queues), a clock thread that fires the timers falling due and sweeps for lost AI
+turns, and a heartbeat thread that says every two seconds that the worker is alive
+(`/readyz` counts them).
 
 RQ is used through its public API only. Its `Worker` forks a work horse per job, as
 RQ's documentation advises for production (a job that crashes or leaks takes only its

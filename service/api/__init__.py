@@ -22,6 +22,7 @@ from service.config import Config
 from service.games import Claim
 
 from . import (
+    analysis,
     changes,
     docs,
     games,
@@ -88,6 +89,7 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
         games.blp,
         changes.blp,
         history.blp,
+        analysis.blp,
         players.blp,
         sign_in.blp,
         ratings.blp,

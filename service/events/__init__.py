@@ -19,6 +19,7 @@ this package builds a Redis key.
 """
 
 from .ai_turns import AiTurns
+from .analyses import Analyses
 from .archive import Archive, ArchivedGame
 from .connection import connect, redis_errors
 from .errors import (
@@ -144,6 +145,7 @@ __all__ = [
     "TAKEOVER",
     "TIMEOUT_POLICIES",
     "AiTurns",
+    "Analyses",
     "Appended",
     "Archive",
     "ArchivedGame",

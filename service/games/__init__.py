@@ -34,6 +34,7 @@ from service.events import (
     RatingChange,
 )
 
+from .analyses import Analysis, analyse_part, analysis, ask_analysis, requeue_analyses
 from .archiving import Archived, archive, archive_ended
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
 from .changes import Change, changed, rebuild
@@ -56,6 +57,7 @@ from .errors import (
     StoreUnavailable,
     TooManyWatches,
     Unauthorized,
+    UnknownAnalysis,
     UnknownDevice,
     UnknownGame,
     UnknownPlayer,
@@ -154,6 +156,7 @@ __all__ = [
     "STAYING",
     "TIMEOUT_POLICIES",
     "VIEW",
+    "Analysis",
     "Archived",
     "Audit",
     "Change",
@@ -203,6 +206,7 @@ __all__ = [
     "StoreUnavailable",
     "TooManyWatches",
     "Unauthorized",
+    "UnknownAnalysis",
     "UnknownDevice",
     "UnknownGame",
     "UnknownPlayer",
@@ -213,8 +217,11 @@ __all__ = [
     "WrongInvite",
     "WrongToken",
     "add_device",
+    "analyse_part",
+    "analysis",
     "archive",
     "archive_ended",
+    "ask_analysis",
     "ask_sign_in",
     "audit",
     "by_email_here",
@@ -249,6 +256,7 @@ __all__ = [
     "rematch",
     "remove_device",
     "replay",
+    "requeue_analyses",
     "resign",
     "rotate_key",
     "seated",

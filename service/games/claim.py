@@ -21,6 +21,7 @@ import redis
 from service.config import Config, ConfigError
 from service.events import (
     AiTurns,
+    Analyses,
     Archive,
     GameStore,
     Lobby,
@@ -58,6 +59,7 @@ class Claim:
     lobby: Lobby
     player_games: PlayerGames
     ai_turns: AiTurns
+    analyses: Analyses  # the expert's analyses of ended games
     deadlines: Timers
     reminders: Timers
     archives: Timers
@@ -95,6 +97,7 @@ class Claim:
             lobby=Lobby(client, prefix),
             player_games=PlayerGames(client, prefix),
             ai_turns=AiTurns(client, prefix),
+            analyses=Analyses(client, prefix),
             deadlines=Timers(client, prefix, DEADLINES),
             reminders=Timers(client, prefix, REMINDERS),
             archives=Timers(client, prefix, ARCHIVES),

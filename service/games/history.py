@@ -49,8 +49,7 @@ def replay(claim: Claim, game_id: str, step: int, token: str | None = None) -> S
     seat = seat_or_public(claim, game, token)
     if game.status == OPEN:
         raise UnknownStep(f"game {game_id} is not dealt yet")
-    # Seats are all taken before the deal: the deal is at the version of the last join.
-    dealt = max((r.version for r in records if isinstance(r.event, SeatJoined)), default=1)
+    dealt = dealt_at(records)
     last = game.version - dealt
     if not 0 <= step <= last:
         raise UnknownStep(f"game {game_id} has steps 0 to {last}, not {step}")
@@ -63,6 +62,12 @@ def replay(claim: Claim, game_id: str, step: int, token: str | None = None) -> S
     else:
         account = ["the cards are dealt"]
     return Step(step, last, at, tuple(account), seat, ended)
+
+
+def dealt_at(records: list[Recorded]) -> int:
+    """The version of the deal, step 0: seats are all taken before it, so the version
+    of the last join (or of the creation)."""
+    return max((r.version for r in records if isinstance(r.event, SeatJoined)), default=1)
 
 
 @dataclass(frozen=True, slots=True)

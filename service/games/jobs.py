@@ -1,12 +1,14 @@
 """The jobs the application asks of the workers, through RQ: AI turns (queue `ai`),
-notifications and sign-in emails (queue `webhooks`).
+notifications and sign-in emails (queue `webhooks`), the expert's analyses of ended
+games (queue `analysis`, served last: a worker takes an AI turn first).
 
 Each `claim worker` also says every `BEAT` seconds that it is alive, on a key of its
 own that Redis forgets `ALIVE` seconds later, and deletes it when it stops: `/readyz`
 counts these (RQ's own heartbeat of an idle worker comes every 7 minutes only).
 
 A job carries ids only, `(game id, version)`, and for a notification the kind, the
-player and the channel, for a sign-in email the player and the request's id: never a
+player and the channel, for a sign-in email the player and the request's id, for an
+analysis the game id, the analysis version and the first decision to judge: never a
 card, a hand, a deck or a secret. A job is named by the string of its function
 (`workers.jobs.*`), so this package imports nothing of `workers`. RQ runs a job at
 least once; the event store makes it count once (`ids.py`).
@@ -23,6 +25,8 @@ from service.config import DEFAULT_PREFIX
 
 AI = "ai"
 WEBHOOKS = "webhooks"
+ANALYSIS = "analysis"
+ANALYSIS_RETRY = Retry(max=2, interval=[5, 30])
 AI_RETRY = Retry(max=5, interval=[1, 2, 4, 8, 16])  # seconds
 # Four times longer each time: the last try comes about 1.4 hours after the first.
 DELIVERY_RETRY = Retry(max=5, interval=[15, 60, 240, 960, 3840])
@@ -38,13 +42,18 @@ def ai_turn_job(game_id: str, version: int) -> str:
     return f"ai-{game_id}-{version}"
 
 
+def analysis_job(game_id: str, version: int, start: int) -> str:
+    """The id of the job of a part of a game's analysis."""
+    return f"analysis-{game_id}-{version}-{start}"
+
+
 def waits(queued: frozenset[str], job_id: str) -> bool:
     """Whether the job, or the copy a sweep enqueued again, is among `queued`."""
     return job_id in queued or job_id + AGAIN in queued
 
 
 def queue_name(name: str, key_prefix: str) -> str:
-    """`ai`, `webhooks`; prefixed when the keys are (tests use a prefix each)."""
+    """`ai`, `webhooks`, `analysis`; prefixed when the keys are (tests use a prefix each)."""
     return name if key_prefix == DEFAULT_PREFIX else f"{key_prefix}.{name}"
 
 
@@ -59,11 +68,12 @@ class Jobs:
         self.connection = connection
         self.ai = Queue(queue_name(AI, prefix), connection=connection)
         self.webhooks = Queue(queue_name(WEBHOOKS, prefix), connection=connection)
+        self.analysis = Queue(queue_name(ANALYSIS, prefix), connection=connection)
         self._workers = f"{prefix}:workers"  # the names of the workers that have beaten
 
     @property
     def queues(self) -> list[Queue]:
-        return [self.ai, self.webhooks]
+        return [self.ai, self.webhooks, self.analysis]  # in the order a worker serves them
 
     def ai_turn(self, game_id: str, version: int, again: bool = False) -> str:
         """Enqueue the AI turn of `game_id` at `version` (`again`: a sweep's copy of
@@ -113,6 +123,21 @@ class Jobs:
             request,
             job_id=job_id,
             retry=SIGN_IN_RETRY,
+            result_ttl=60,
+        )
+        return job_id
+
+    def analyse(self, game_id: str, version: int, start: int) -> str:
+        """Enqueue a part of the analysis of `game_id` at analysis `version`, from its
+        decision `start`; answer the job id."""
+        job_id = analysis_job(game_id, version, start)
+        self.analysis.enqueue(
+            "workers.jobs.analyse",
+            game_id,
+            version,
+            start,
+            job_id=job_id,
+            retry=ANALYSIS_RETRY,
             result_ttl=60,
         )
         return job_id

@@ -111,6 +111,8 @@ def reads(claim):
         ("POST", f"/games/{game}/rematch", table.headers(0), None),
         ("GET", f"/games/{game}/audit", {}, None),
         ("GET", f"/games/{game}/export", {}, None),
+        ("POST", f"/games/{game}/analysis", {}, None),
+        ("GET", f"/games/{game}/analysis", {}, None),
         ("GET", "/.well-known/claim-keys", {}, None),
         (
             "POST",

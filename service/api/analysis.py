@@ -1,0 +1,95 @@
+"""The expert's analysis of an ended game: asked for once, computed by the workers."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields
+
+from service import games
+
+from .games import claim
+from .problems import Blueprint
+
+blp = Blueprint(
+    "analysis", __name__, url_prefix="/games", description="The expert's analysis of games"
+)
+
+STATUSES = ["queued", "running", "done", "failed"]
+MARKS = ["inaccuracy", "mistake", "blunder"]
+
+
+class JudgedSchema(Schema):
+    index = fields.Integer(metadata={"description": "among the game's decisions, 0 first"})
+    step = fields.Integer(metadata={"description": "the replay's step of this decision"})
+    seat = fields.Integer(metadata={"description": "the deciding seat"})
+    side = fields.Integer(metadata={"description": "its side: the seat, or its team (4 players)"})
+    move = fields.String(metadata={"description": "the decision made"})
+    before = fields.Float(
+        metadata={"description": "the side's chance of winning before it (with the best move)"}
+    )
+    after = fields.Float(metadata={"description": "the side's chance of winning after it"})
+    chances = fields.List(
+        fields.Float(), metadata={"description": "each side's chance after it, as the seat sees it"}
+    )
+    best = fields.String(metadata={"description": "the expert's preferred decision (`before`)"})
+    loss = fields.Float(metadata={"description": "before - after"})
+    mark = fields.String(
+        allow_none=True,
+        metadata={
+            "enum": [*MARKS, None],
+            "description": "when loss > a threshold, and > 2 standard errors of a sampled loss",
+        },
+    )
+    exact = fields.Boolean(metadata={"description": "solved exactly, not sampled"})
+
+
+class AnalysisSchema(Schema):
+    game_id = fields.String()
+    analysis_version = fields.Integer(metadata={"description": "of the method"})
+    status = fields.String(metadata={"enum": STATUSES})
+    total = fields.Integer(metadata={"description": "the game's decisions"})
+    done = fields.Integer(metadata={"description": "the decisions judged so far"})
+    thresholds = fields.Dict(
+        keys=fields.String(metadata={"enum": MARKS}),
+        values=fields.Float(),
+        metadata={"description": "a decision that lost more chance than these is marked"},
+    )
+    decisions = fields.List(
+        fields.Nested(JudgedSchema),
+        metadata={
+            "description": "each decision judged so far, from the deciding seat's knowledge"
+            " at the time"
+        },
+    )
+
+
+def _body(analysis: games.Analysis) -> dict:
+    return {
+        "game_id": analysis.game_id,
+        "analysis_version": analysis.version,
+        "status": analysis.status,
+        "total": analysis.total,
+        "done": len(analysis.judged),
+        "thresholds": analysis.thresholds,
+        "decisions": list(analysis.judged),
+    }
+
+
+@blp.route("/<game_id>/analysis", methods=["POST"])
+@blp.response(202, AnalysisSchema, description="queued or under way")
+@blp.alt_response(200, schema=AnalysisSchema, description="done")
+def ask(game_id):
+    """Ask the workers for the expert's analysis of an ended game: once per game and
+    analysis version (asked again, the same analysis answers; one that failed starts
+    anew). 409 game-not-over while the game runs."""
+    analysis = games.ask_analysis(claim(), game_id)
+    return _body(analysis), 200 if analysis.status == "done" else 202
+
+
+@blp.route("/<game_id>/analysis", methods=["GET"])
+@blp.response(200, AnalysisSchema)
+def show(game_id):
+    """The analysis as far as it went: for every decision judged, the deciding seat's
+    chance of winning before and after it as the expert estimates it from that seat's
+    knowledge at the time, the expert's preferred decision, and a mark when it lost
+    more than a threshold. 404 unknown-analysis if nobody asked for it."""
+    return _body(games.analysis(claim(), game_id))
