@@ -27,6 +27,7 @@ import logging
 import os
 import resource
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -88,6 +89,10 @@ def serve(
     def stop(signum, frame):
         raise Stop
 
+    if _taken(host, port):
+        log.error("port %s of %s is in use: choose another with --port", port, host)
+        return 2
+
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     api = None
@@ -97,17 +102,18 @@ def serve(
             embedded.start(preexec_fn=ending_with_this_process())
         url = embedded.url if embedded is not None else config.redis_url
         env = child_environment(REDIS_URL=url)
-        log.info("serving on http://%s:%s (Redis at %s)", host, port, _shown(url))
         api = _start(gunicorn_command(host, port, workers, connections, config), env)
         if rq_worker:
             worker.start()
-        redis_deaths = 0
+        redis_deaths, listening = 0, False
         while True:
             time.sleep(TICK)
             reap_orphans(_pids(api, worker.process, embedded and embedded.process))
             if api.poll() is not None:
                 log.error("gunicorn ended (%s): stopping", api.returncode)
                 return api.returncode or 1
+            if not listening and (listening := _answers(host, port)):
+                log.info("serving on http://%s:%s (Redis at %s)", host, port, _shown(url))
             if rq_worker:
                 worker.look()
             if embedded is not None and not embedded.running():
@@ -131,6 +137,30 @@ def serve(
         _stop_all(api, worker.process)
         if embedded is not None:
             embedded.stop()
+
+
+def _taken(host: str, port: int) -> bool:
+    """Whether another process listens on `port` of `host` already (gunicorn would
+    retry its bind for a while, then fail)."""
+    with socket.socket(_family(host)) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return True
+    return False
+
+
+def _answers(host: str, port: int) -> bool:
+    """Whether gunicorn accepts connections: then `claim serve` says it serves."""
+    address = "127.0.0.1" if host == "0.0.0.0" else "::1" if host == "::" else host
+    with socket.socket(_family(host)) as probe:
+        probe.settimeout(TICK)
+        return probe.connect_ex((address, port)) == 0
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
 class Restarted:

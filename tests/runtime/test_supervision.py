@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -200,3 +201,26 @@ def test_a_worker_without_a_redis_says_so_and_exits(tmp_path):
     done = _worker(tmp_path / "nothing-here", "--burst")
     assert done.returncode == 1
     assert "no Redis" in done.stderr
+
+
+def test_a_serve_whose_port_is_taken_says_so_and_exits_before_saying_it_serves(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "CLAIM_PREFIX")}
+        env["CLAIM_DATA_DIR"] = str(tmp_path / "data")
+        done = subprocess.run(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=GIVE_UP,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert f"port {port} of 127.0.0.1 is in use: choose another with --port" in done.stderr
+    assert "serving on" not in done.stderr
+
+
+def test_a_serve_says_it_serves_once_its_port_answers(serve):
+    server = serve()  # started when /healthz answers
+    _until(lambda: "serving on" in server.log.read_text(), "the line", server.log)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5):
+        pass
