@@ -43,7 +43,7 @@ KINDS = {
     kind.slug: kind
     for kind in (
         Kind("validation-error", 400, "The request is not valid"),
-        Kind("unauthorized", 401, "A seat token is missing or wrong"),
+        Kind("unauthorized", 401, "A token or key is missing or wrong"),
         Kind("wrong-code", 401, "The sign-in code is wrong, used or expired"),
         Kind("wrong-invite", 403, "The invite code is wrong"),
         Kind("wrong-token", 403, "The token does not open that seat"),

@@ -40,6 +40,10 @@ def me(claim: Claim, key: str | None) -> Player:
 def my_device(claim: Claim, key: str | None) -> KeyHolder:
     """The player whose key this is, and the device it is of; Unauthorized if none."""
     holder = _holder(claim, key)
+    if holder is None and key is not None:
+        raise Unauthorized(
+            "no player has this key: mistyped, replaced (POST /me/key) or its device removed"
+        )
     if holder is None:
         raise Unauthorized("send your player key as `Authorization: Bearer <key>`")
     return holder

@@ -62,9 +62,10 @@ def test_registering_with_bad_fields_is_a_validation_error(client, body, field):
     assert field in problem(client.post("/players", json=body), "validation-error", 400)["errors"]
 
 
-def test_me_needs_a_players_key(client):
-    problem(client.get("/me"), "unauthorized", 401)
-    problem(client.get("/me", headers=bearer("not-a-key")), "unauthorized", 401)
+def test_me_needs_a_players_key_and_says_whether_one_came(client):
+    assert "send your player key" in problem(client.get("/me"), "unauthorized", 401)["detail"]
+    wrong = problem(client.get("/me", headers=bearer("not-a-key")), "unauthorized", 401)
+    assert wrong["detail"].startswith("no player has this key")
 
 
 def test_a_player_changes_name_email_and_webhook(client):
