@@ -85,7 +85,8 @@ class Client:
     fails; every request is sent again after a 429. Each waits the answer's
     `Retry-After` (at most `max_wait` seconds), else 0.5 s doubling, `retries` times.
     A live stream that gets no byte for `stall_after` seconds (the server sends a
-    keep-alive every 15) is taken for dead and opened again where it stopped.
+    keep-alive every 15) is taken for dead and opened again where it stopped; a live
+    stream is opened again however long the server is away.
     """
 
     def __init__(
@@ -199,9 +200,11 @@ class Client:
         last_event_id: str | None = None,
         quiet_end: Callable[[], bool] = lambda: False,
     ) -> Iterator[StreamEvent]:
-        """The events of a live stream, for ever: when it ends or stalls it is opened
-        again with the last id seen. A connection that ends having told nothing asks
-        `quiet_end` whether to stop."""
+        """The events of a live stream, for ever: when it ends, is cut or stalls, or the
+        server is away or busy (429, 503), it is opened again (after 0.5 s doubling up
+        to 8 s, or `Retry-After`) with the last id seen, as a browser's EventSource
+        does. A connection that ends having told nothing asks `quiet_end` whether to
+        stop. Other refusals raise `ProblemError`."""
         timeout = httpx.Timeout(self.timeout, read=self.stall_after)
         attempt = 0
         while True:
@@ -215,8 +218,8 @@ class Client:
                 with self._http.stream(
                     "GET", path, params=params, headers=headers, timeout=timeout
                 ) as response:
-                    if response.status_code in RETRIED and attempt < self.retries:
-                        self._wait(response, attempt)
+                    if response.status_code in RETRIED:
+                        self._wait(response, min(attempt, 4))
                         attempt += 1
                         continue
                     if response.is_error:
@@ -229,13 +232,14 @@ class Client:
                             last_event_id = event.id
                         yield event
             except (httpx.TransportError, httpx.StreamError):  # stalled, cut or refused
-                if attempt >= self.retries:
-                    raise
-                self._wait(None, min(attempt, 3))
+                self._wait(None, min(attempt, 4))
                 attempt += 1
                 continue
-            if not told and quiet_end():
-                return
+            if not told:  # ended at once: over, or not to be asked again at once
+                if quiet_end():
+                    return
+                self._wait(None, min(attempt, 4))
+                attempt += 1
 
     # -- health, the contract, decks, keys -----------------------------------------
 
@@ -368,6 +372,49 @@ class Client:
         if max_seconds:
             params["max_seconds"] = max_seconds
         return self._stream("/changes", self.key, params)
+
+    # -- challenges and the player's stream ------------------------------------------
+
+    @operation("POST", "/challenges")
+    def challenge(self, to: str, **settings: Any) -> dict:
+        """Challenge a player (its id) or an AI level (`"ai:expert"`: the game starts at
+        once) with the settings `create_game` takes but `seats` (`players`, `rated`...)."""
+        challenge = self._send("POST", "/challenges", self.key, json={"to": to, **settings})
+        return challenge
+
+    @operation("GET", "/challenges/{challenge_id}")
+    def challenge_of(self, challenge_id: str) -> dict:
+        return self._send("GET", f"/challenges/{challenge_id}", self.key)
+
+    @operation("GET", "/me/challenges")
+    def my_challenges(self) -> dict:
+        """The open challenges from and to the player."""
+        return self._send("GET", "/me/challenges", self.key)
+
+    @operation("POST", "/challenges/{challenge_id}/accept")
+    def accept(self, challenge_id: str) -> dict:
+        """Accept a challenge: the game starts, both players seated with their keys."""
+        return self._send("POST", f"/challenges/{challenge_id}/accept", self.key)
+
+    @operation("POST", "/challenges/{challenge_id}/decline")
+    def decline(self, challenge_id: str) -> dict:
+        return self._send("POST", f"/challenges/{challenge_id}/decline", self.key)
+
+    @operation("POST", "/challenges/{challenge_id}/cancel")
+    def cancel(self, challenge_id: str) -> dict:
+        return self._send("POST", f"/challenges/{challenge_id}/cancel", self.key)
+
+    @operation("GET", "/me/stream")
+    def my_events(
+        self, last_event_id: str | None = None, max_seconds: int | None = None
+    ) -> Iterator[StreamEvent]:
+        """Everything that concerns the player, for ever: first `state` (its running
+        games, whose turn, its open challenges), then `your-turn`, `game-started`,
+        `game-finished`, `challenge`, `challenge-accepted` (`-declined`, `-cancelled`,
+        `-expired`), `rematch-offered`. Cut or stalled, it is opened again after the
+        last event (`state` again first, then what was missed)."""
+        params = {"max_seconds": max_seconds} if max_seconds else None
+        return self._stream("/me/stream", self.key, params, last_event_id)
 
     # -- history ---------------------------------------------------------------------
 

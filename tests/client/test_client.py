@@ -167,6 +167,18 @@ def test_a_whole_game_against_an_ai_is_played_from_the_game_stream(server_url):
         assert sum(decision["data"]["seat"] == 0 for decision in decisions) == moves > 0
 
 
+def test_a_game_the_key_opens_no_seat_of_is_read_as_the_public(server_url):
+    ann, _, game_id = a_game_of_two(server_url)
+    carl = Client(server_url)
+    carl.register("Carl")
+    assert carl.game(game_id)["you"] is None
+    assert next(iter(carl.watch(game_id))).data["you"] is None
+    assert ann.game(game_id)["you"]["seat"] == 0
+    with pytest.raises(ProblemError) as refused:
+        carl.legal(game_id)
+    assert refused.value.status == 401
+
+
 def test_a_move_answered_503_after_it_landed_is_sent_again_with_its_key_and_lands_once(
     server_url,
 ):
@@ -193,6 +205,12 @@ def test_a_move_refused_429_is_sent_again_and_lands_once(server_url):
     moved = mover.move(game_id, mover.legal(game_id)["legal"][0])
     assert moved["view"]["version"] == moved["version"]
     assert [e["type"] for e in ann.event_log(game_id)["events"]].count("DecisionMade") == 1
+
+
+def test_a_read_answered_503_is_sent_again(server_url):
+    faulty = Faulty("GET", "/readyz", 503, forward=False)
+    assert Client(server_url, transport=faulty).ready()["store"] == "ok"
+    assert [request.url.path for request in faulty.sent] == ["/readyz", "/readyz"]
 
 
 def test_a_request_that_may_have_changed_something_is_not_sent_again_after_a_503(server_url):
