@@ -10,6 +10,7 @@ streams that resume after the last event (`Last-Event-ID`) when they end or stal
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import time
 import uuid
@@ -160,8 +161,8 @@ class Client:
         if sent and sent.strip().isdigit():
             wait = float(sent)
         elif sent:
-            when = email.utils.parsedate_to_datetime(sent)
-            wait = when.timestamp() - time.time() if when else wait
+            with contextlib.suppress(TypeError, ValueError):  # a date, or nothing usable
+                wait = email.utils.parsedate_to_datetime(sent).timestamp() - time.time()
         time.sleep(max(0.0, min(wait, self.max_wait)))
 
     def _send(self, method: str, path: str, credential: str | None = None, **options) -> Any:
