@@ -78,7 +78,7 @@ class SeatToken:
 
 
 class Client:
-    """A client of one Claim server. `key` is a player key (from `register`, `sign_in_code`
+    """A client of one Claim server. `key` is a player key (from `register`, `sign_in`
     or a device); seats joined are held in `seats` and opened with their token.
 
     Requests that change nothing (GET) and moves (their `Idempotency-Key` makes a repeat
@@ -137,7 +137,7 @@ class Client:
         try:
             return self._send("GET", path, credential, **options)
         except ProblemError as error:
-            if error.status != 401 or credential is None or credential != self.key:
+            if error.status != 401 or not credential or game_id in self.seats:  # not the key
                 raise
             self.not_seated.add(game_id)
             return self._send("GET", path, None, **options)
@@ -166,7 +166,7 @@ class Client:
         time.sleep(max(0.0, min(wait, self.max_wait)))
 
     def _send(self, method: str, path: str, credential: str | None = None, **options) -> Any:
-        """One call: its JSON answer (None for 204 and 304, text for other bodies)."""
+        """One call: its JSON answer (None for 204, text for other bodies)."""
         headers = dict(options.pop("headers", None) or {})
         if credential:
             headers["Authorization"] = f"Bearer {credential}"
@@ -186,7 +186,7 @@ class Client:
                 continue
             if response.is_error:
                 raise ProblemError.of(response)
-            if response.status_code in (204, 304):
+            if response.status_code == 204:
                 return None
             if response.headers.get("Content-Type", "").split(";")[0] == "application/json":
                 return self._saw(response.json())
