@@ -10,7 +10,7 @@ from service import games
 from service.games import Player
 
 from .auth import bearer_required, bearer_token
-from .fields import Email, Name, QueryInteger, Text
+from .fields import Email, Flag, Name, QueryInteger, Text
 from .games import BEARER, claim
 from .problems import Blueprint
 from .view import EndingSchema
@@ -31,6 +31,13 @@ class RegisterSchema(Schema):
             "description": "http(s): notifications are POSTed here (hosts the operator allows)",
         },
     )
+    bot = Flag(
+        load_default=False,
+        metadata={
+            "description": "a program's account, marked as such everywhere; it plays rated"
+            " games with people only when a person challenges it"
+        },
+    )
 
 
 class UpdateSchema(Schema):
@@ -47,6 +54,7 @@ class PlayerSchema(Schema):
     email = fields.String(allow_none=True)
     webhook_url = fields.String(allow_none=True)
     created_at = fields.DateTime()
+    bot = fields.Boolean(metadata={"description": "a program's account"})
 
 
 class RegisteredSchema(PlayerSchema):
@@ -123,6 +131,7 @@ class InboxSeatSchema(Schema):
     kind = fields.String(metadata={"enum": ["human", "ai"]})
     level = fields.String(allow_none=True)
     name = fields.String(allow_none=True)
+    bot = fields.Boolean(metadata={"description": "the seat's player is a bot's account"})
 
 
 class InboxEntrySchema(Schema):
@@ -185,6 +194,7 @@ def _profile(holder: Player) -> dict:
         "email": holder.email,
         "webhook_url": holder.webhook_url,
         "created_at": holder.created_at,
+        "bot": holder.bot,
     }
 
 
