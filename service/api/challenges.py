@@ -84,7 +84,8 @@ class ChallengesSchema(Schema):
     )
 
 
-def _body(shown: games.Shown) -> dict:
+def challenge_json(shown: games.Shown) -> dict:
+    """A challenge as the schema dumps it."""
     body = games.challenge_body(shown)
     return {**body, "from_player": body.pop("from")}
 
@@ -103,7 +104,7 @@ def create(args):
     to = args.pop("to")
     made = games.challenge(claim(), bearer_token(), to, games.ChallengeSettings(**args))
     location = url_for("challenges.look", challenge_id=made.challenge.id)
-    return _body(made), 201, {"Location": location}
+    return challenge_json(made), 201, {"Location": location}
 
 
 @blp.route("/challenges/<challenge_id>", methods=["GET"])
@@ -111,7 +112,7 @@ def create(args):
 @blp.doc(security=BEARER)
 def look(challenge_id):
     """A challenge of yours (sent or received)."""
-    return _body(games.look_at(claim(), bearer_token(), challenge_id))
+    return challenge_json(games.look_at(claim(), bearer_token(), challenge_id))
 
 
 @blp.route("/challenges/<challenge_id>/accept", methods=["POST"])
@@ -120,7 +121,7 @@ def look(challenge_id):
 def accept(challenge_id):
     """Accept a challenge sent to you: its game starts with both of you seated (play
     with your player key). Again: the same game."""
-    return _body(games.accept(claim(), bearer_token(), challenge_id))
+    return challenge_json(games.accept(claim(), bearer_token(), challenge_id))
 
 
 @blp.route("/challenges/<challenge_id>/decline", methods=["POST"])
@@ -128,7 +129,7 @@ def accept(challenge_id):
 @blp.doc(security=BEARER)
 def decline(challenge_id):
     """Decline a challenge sent to you."""
-    return _body(games.decline(claim(), bearer_token(), challenge_id))
+    return challenge_json(games.decline(claim(), bearer_token(), challenge_id))
 
 
 @blp.route("/challenges/<challenge_id>/cancel", methods=["POST"])
@@ -136,7 +137,7 @@ def decline(challenge_id):
 @blp.doc(security=BEARER)
 def cancel(challenge_id):
     """Take back a challenge you sent."""
-    return _body(games.cancel(claim(), bearer_token(), challenge_id))
+    return challenge_json(games.cancel(claim(), bearer_token(), challenge_id))
 
 
 @blp.route("/me/challenges", methods=["GET"])
@@ -144,6 +145,5 @@ def cancel(challenge_id):
 @blp.doc(security=BEARER)
 def mine():
     """Your open challenges, sent and received, oldest first."""
-    return {
-        "challenges": [_body(shown) for shown in games.open_challenges(claim(), bearer_token())]
-    }
+    found = games.open_challenges(claim(), bearer_token())
+    return {"challenges": [challenge_json(shown) for shown in found]}

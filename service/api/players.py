@@ -10,6 +10,7 @@ from service import games
 from service.games import Player
 
 from .auth import bearer_required, bearer_token
+from .challenges import ChallengeSchema, challenge_json
 from .fields import Email, Flag, Name, QueryInteger, Text
 from .games import BEARER, claim
 from .problems import Blueprint
@@ -161,6 +162,10 @@ class InboxSchema(Schema):
     total = fields.Integer()
     offset = fields.Integer()
     games = fields.List(fields.Nested(InboxEntrySchema))
+    challenges = fields.List(
+        fields.Nested(ChallengeSchema),
+        metadata={"description": "your open challenges, sent and received (/me/challenges)"},
+    )
 
 
 class DeliverySchema(Schema):
@@ -294,11 +299,13 @@ def register_seat(args):
 @blp.doc(security=BEARER)
 def inbox(args):
     """Your games, newest first: whose turn, the deadline, the last thing that happened.
-    `turn=mine` keeps the games waiting for you."""
+    `turn=mine` keeps the games waiting for you. And your open challenges."""
     offset, limit = args["offset"], args["limit"]
     mine = args.get("turn") == "mine"
-    found = games.inbox(claim(), bearer_token(), args.get("status"), mine, offset, limit)
-    return {"total": found.total, "offset": offset, "games": found.games}
+    key = bearer_token()
+    found = games.inbox(claim(), key, args.get("status"), mine, offset, limit)
+    challenges = [challenge_json(shown) for shown in games.open_challenges(claim(), key)]
+    return {"total": found.total, "offset": offset, "games": found.games, "challenges": challenges}
 
 
 @blp.route("/me/deliveries", methods=["GET"])
