@@ -22,12 +22,14 @@ from service.config import Config
 from service.games import Claim
 
 from . import (
+    challenges,
     changes,
     docs,
     games,
     health,
     history,
     keys,
+    player_stream,
     players,
     problems,
     ratings,
@@ -89,6 +91,8 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
         changes.blp,
         history.blp,
         players.blp,
+        challenges.blp,
+        player_stream.blp,
         sign_in.blp,
         ratings.blp,
         health.blp,

@@ -22,6 +22,7 @@ from service.config import Config, ConfigError
 from service.events import (
     AiTurns,
     Archive,
+    Challenges,
     GameStore,
     Lobby,
     PlayerGames,
@@ -45,6 +46,7 @@ from .webhooks import Allowlist
 DEADLINES = "deadlines"  # the kinds of timers
 REMINDERS = "reminders"
 ARCHIVES = "archives"  # an ended game's move to the archive
+CHALLENGES = "challenges"  # an open challenge's expiry (keyed by the challenge's id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,8 @@ class Claim:
     archives: Timers
     ratings: Ratings
     rematches: Rematches
+    challenges: Challenges
+    challenge_timers: Timers
     request_counts: RequestCounts
     sign_ins: SignIns
     seals: Seals  # of ended games
@@ -100,6 +104,8 @@ class Claim:
             archives=Timers(client, prefix, ARCHIVES),
             ratings=Ratings(client, prefix),
             rematches=Rematches(client, prefix),
+            challenges=Challenges(client, prefix),
+            challenge_timers=Timers(client, prefix, CHALLENGES),
             request_counts=RequestCounts(client, prefix),
             sign_ins=SignIns(client, prefix),
             seals=Seals(client, prefix, archive),
