@@ -24,6 +24,8 @@ from .errors import ProblemError
 from .schemas import (
     Audit,
     Board,
+    Challenge,
+    Challenges,
     Created,
     Decks,
     Deliveries,
@@ -377,32 +379,32 @@ class Client:
     # -- challenges and the player's stream ------------------------------------------
 
     @operation("POST", "/challenges")
-    def challenge(self, to: str, **settings: Any) -> dict:
+    def challenge(self, to: str, **settings: Any) -> Challenge:
         """Challenge a player (its id) or an AI level (`"ai:expert"`: the game starts at
-        once) with the settings `create_game` takes but `seats` (`players`, `rated`...)."""
-        challenge = self._send("POST", "/challenges", self.key, json={"to": to, **settings})
-        return challenge
+        once) with the settings `create_game` takes but `seats` and `public` (`players`,
+        `rated`..., and `others`: the AI level of the seats beyond two)."""
+        return self._send("POST", "/challenges", self.key, json={"to": to, **settings})
 
     @operation("GET", "/challenges/{challenge_id}")
-    def challenge_of(self, challenge_id: str) -> dict:
+    def challenge_of(self, challenge_id: str) -> Challenge:
         return self._send("GET", f"/challenges/{challenge_id}", self.key)
 
     @operation("GET", "/me/challenges")
-    def my_challenges(self) -> dict:
+    def my_challenges(self) -> Challenges:
         """The open challenges from and to the player."""
         return self._send("GET", "/me/challenges", self.key)
 
     @operation("POST", "/challenges/{challenge_id}/accept")
-    def accept(self, challenge_id: str) -> dict:
+    def accept(self, challenge_id: str) -> Challenge:
         """Accept a challenge: the game starts, both players seated with their keys."""
         return self._send("POST", f"/challenges/{challenge_id}/accept", self.key)
 
     @operation("POST", "/challenges/{challenge_id}/decline")
-    def decline(self, challenge_id: str) -> dict:
+    def decline(self, challenge_id: str) -> Challenge:
         return self._send("POST", f"/challenges/{challenge_id}/decline", self.key)
 
     @operation("POST", "/challenges/{challenge_id}/cancel")
-    def cancel(self, challenge_id: str) -> dict:
+    def cancel(self, challenge_id: str) -> Challenge:
         return self._send("POST", f"/challenges/{challenge_id}/cancel", self.key)
 
     @operation("GET", "/me/stream")
@@ -516,7 +518,8 @@ class Client:
 
     @operation("GET", "/ratings")
     def ratings(self, players: int = 2, **filters: Any) -> Board:
-        """The leaderboard of `players`-player games (`offset`, `limit`)."""
+        """The leaderboard of `players`-player games (`bots="only"` or `"exclude"`,
+        `offset`, `limit`)."""
         params = {"players": players, **filters}
         return self._send("GET", "/ratings", params=params)
 

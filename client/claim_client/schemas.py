@@ -53,6 +53,60 @@ class Board(TypedDict, total=False):
     total: int
 
 
+Challenge = TypedDict(
+    "Challenge",
+    {
+        "created_at": "str",
+        "expires_at": "str",
+        "from": "str",
+        "from_bot": "bool",
+        "from_name": "str",
+        "game_id": "str | None",
+        "id": "str",
+        "settings": "ChallengeSettings",
+        "status": "Literal['open', 'accepted', 'declined', 'cancelled', 'expired']",
+        "to": "str",
+        "to_bot": "bool",
+        "to_name": "str",
+        "updated_at": "str",
+    },
+    total=False,
+)
+
+
+class ChallengeRequest(TypedDict, total=False):
+    factions: Any
+    first_leader: int
+    move_time_limit: int | None
+    others: str
+    players: int
+    rated: bool
+    timeout_policy: Literal[
+        "forfeit",
+        "ai:random",
+        "ai:greedy",
+        "ai:expert",
+        "takeover:random",
+        "takeover:greedy",
+        "takeover:expert",
+    ]
+    to: Required[str]
+
+
+class ChallengeSettings(TypedDict, total=False):
+    factions: Any
+    first_leader: int
+    move_time_limit: int | None
+    others: str
+    players: int
+    rated: bool
+    timeout_policy: str
+
+
+class Challenges(TypedDict, total=False):
+    challenges: list[Challenge]
+
+
 class Code(TypedDict, total=False):
     code: Required[str]
 
@@ -192,6 +246,7 @@ class Health(TypedDict, total=False):
 
 
 class Inbox(TypedDict, total=False):
+    challenges: list[Challenge]
     games: list[InboxEntry]
     offset: int
     total: int
@@ -216,6 +271,7 @@ class InboxEntry(TypedDict, total=False):
 
 
 class InboxSeat(TypedDict, total=False):
+    bot: bool
     kind: Literal["human", "ai"]
     level: str | None
     name: str | None
@@ -319,6 +375,7 @@ class Play(TypedDict, total=False):
 
 
 class Player(TypedDict, total=False):
+    bot: bool
     created_at: str
     email: str | None
     name: str
@@ -337,6 +394,7 @@ class Problem(TypedDict, total=False):
 
 
 class PublicProfile(TypedDict, total=False):
+    bot: bool
     created_at: str | None
     games: int
     kind: Literal["player", "ai"]
@@ -347,6 +405,7 @@ class PublicProfile(TypedDict, total=False):
 
 
 class Ranked(TypedDict, total=False):
+    bot: bool
     games: int
     kind: Literal["player", "ai"]
     last_played_at: str | None
@@ -395,12 +454,14 @@ class Ready(TypedDict, total=False):
 
 
 class Register(TypedDict, total=False):
+    bot: bool
     email: str | None
     name: Required[str]
     webhook_url: str | None
 
 
 class Registered(TypedDict, total=False):
+    bot: bool
     created_at: str
     email: str | None
     key: str
@@ -457,6 +518,7 @@ class Round(TypedDict, total=False):
 
 class Seat(TypedDict, total=False):
     ai_decisions: int
+    bot: bool
     kind: Literal["human", "ai"]
     level: str | None
     name: str | None
@@ -498,6 +560,7 @@ class SigningKeys(TypedDict, total=False):
 
 
 class Standing(TypedDict, total=False):
+    bot: bool
     games: int
     kind: Literal["player", "ai"]
     last_played_at: str | None

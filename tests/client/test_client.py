@@ -143,8 +143,24 @@ def test_every_operation_of_the_contract_answers_through_the_client(server_url):
     assert client.audit(game_id)["commitment_verified"] is True
     assert client.export(game_id).count("\n") >= moved["version"]
     assert client.rematch(game_id)["game_id"] != game_id
-    assert client.ratings(players=2)["players"] == 2
+    assert client.ratings(players=2, bots="exclude")["players"] == 2
     assert client.profile("ai:greedy")["kind"] == "ai"
+
+    bot = Client(server_url, transport=seen)
+    bot_id = bot.register("Highcard", bot=True)["player_id"]
+    events = bot.my_events()
+    assert next(events).type == "state"
+    declined = client.challenge(bot_id)
+    told = next(events)
+    assert (told.type, told.data["challenge"]["id"]) == ("challenge", declined["id"])
+    assert [c["id"] for c in bot.my_challenges()["challenges"]] == [declined["id"]]
+    assert bot.decline(declined["id"])["status"] == "declined"
+    assert client.challenge_of(declined["id"])["status"] == "declined"
+    assert client.cancel(client.challenge(bot_id)["id"])["status"] == "cancelled"
+    accepted = bot.accept(client.challenge(bot_id)["id"])
+    assert accepted["status"] == "accepted"
+    assert bot.game(accepted["game_id"])["you"]["seat"] == 1  # its key opens its seat
+    events.close()
 
     assert sorted(contract_operations() - seen.operations()) == []
 
@@ -246,6 +262,41 @@ def test_a_game_stream_cut_by_the_server_is_opened_again_where_it_stopped(server
         mover.move(game_id, mover.legal(game_id)["legal"][0])
         time.sleep(1.2)  # the stream ends meanwhile
     assert seen == list(range(seen[0], seen[0] + 4))  # each version once, none missed
+
+
+def test_the_player_stream_states_the_situation_then_tells_what_was_missed(server_url):
+    ann, bob = Client(server_url), Client(server_url)
+    ann.register("Ann")
+    bob_id = bob.register("Bob")["player_id"]
+    events = bob.my_events()
+    assert next(events).data == {"games": [], "challenges": []}
+    cancelled = ann.challenge(bob_id)
+    told = next(events)
+    assert told.type == "challenge"
+    events.close()  # away, while one challenge is cancelled and another made
+    ann.cancel(cancelled["id"])
+    waiting = ann.challenge(bob_id)
+    resumed = bob.my_events(last_event_id=told.id)
+    state = next(resumed)
+    assert state.type == "state"
+    assert [challenge["id"] for challenge in state.data["challenges"]] == [waiting["id"]]
+    missed = next(resumed)
+    assert (missed.type, missed.data["challenge"]["id"]) == ("challenge-cancelled", cancelled["id"])
+
+
+def test_the_player_stream_ended_by_the_server_is_opened_again_after_its_last_event(
+    server_url,
+):
+    ann, bob = Client(server_url), Client(server_url)
+    ann.register("Ann")
+    bob_id = bob.register("Bob")["player_id"]
+    events = bob.my_events(max_seconds=1)  # the server ends it every second
+    assert next(events).type == "state"
+    challenge = ann.challenge(bob_id)
+    assert next(events).type == "challenge"
+    time.sleep(1.5)  # the stream ends meanwhile
+    ann.cancel(challenge["id"])
+    assert [next(events).type for _ in range(2)] == ["state", "challenge-cancelled"]
 
 
 class Stalling(BaseHTTPRequestHandler):
