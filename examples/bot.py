@@ -32,7 +32,6 @@ def main() -> None:
     client = Client(args.url, args.key)
     if not args.key:
         print(f"registered; the bot's key (--key): {client.register('Highcard', bot=True)['key']}")
-    me = client.me()["player_id"]
     if args.challenge:
         client.challenge(args.challenge, rated=True)  # an AI: the game starts at once
     finished = set()
@@ -42,7 +41,7 @@ def main() -> None:
                 print(f"watch it: {args.url}/play/{game['game_id']}")
                 play(client, game["game_id"])
             for challenge in event.data["challenges"]:
-                if challenge["to"] == me:
+                if challenge["to"] == client.me()["player_id"]:
                     client.accept(challenge["id"])
         elif event.type == "challenge":
             client.accept(event.data["challenge"]["id"])
@@ -50,7 +49,8 @@ def main() -> None:
             play(client, event.data["game_id"])
         elif event.type == "game-finished" and event.data["game_id"] not in finished:
             finished.add(event.data["game_id"])
-            print(f"game over; won: {event.data['you_won']}; rating: {event.data['rating']}")
+            change = (event.data["rating"] or {}).get("change")  # None: unrated
+            print(f"game over; won: {event.data['you_won']}; rating change: {change}")
             if len(finished) == args.games:
                 return
 
