@@ -174,26 +174,24 @@ class Client:
             headers["Authorization"] = f"Bearer {credential}"
         repeatable = method == "GET" or "Idempotency-Key" in headers
         for attempt in range(self.retries + 1):
-            last = attempt == self.retries
+            response = None
             try:
                 response = self._http.request(method, path, headers=headers, **options)
             except httpx.TransportError:
-                if not repeatable or last:
+                if not repeatable or attempt == self.retries:
                     raise
-                self._wait(None, attempt)
-                continue
-            retried = response.status_code == 429 or (response.status_code == 503 and repeatable)
-            if retried and not last:
-                self._wait(response, attempt)
-                continue
-            if response.is_error:
-                raise ProblemError.of(response)
-            if response.status_code == 204:
-                return None
-            if response.headers.get("Content-Type", "").split(";")[0] == "application/json":
-                return self._saw(response.json())
-            return response.text
-        raise AssertionError("unreachable")
+            else:
+                busy = response.status_code == 429 or (response.status_code == 503 and repeatable)
+                if attempt == self.retries or not busy:
+                    break
+            self._wait(response, attempt)
+        if response.is_error:
+            raise ProblemError.of(response)
+        if response.status_code == 204:
+            return None
+        if response.headers.get("Content-Type", "").split(";")[0] == "application/json":
+            return self._saw(response.json())
+        return response.text
 
     def _stream(
         self,

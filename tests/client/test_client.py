@@ -42,10 +42,10 @@ class Recording(httpx.HTTPTransport):
 
 class Faulty(httpx.HTTPTransport):
     """A transport that answers one request of `method` whose path ends with `suffix`
-    with `status` (and `Retry-After: 0`): after the server has answered it
-    (`forward=True`), or instead of sending it."""
+    with `status` (and `Retry-After: 0`), or loses its answer (`status=None`): after the
+    server has answered it (`forward=True`), or instead of sending it."""
 
-    def __init__(self, method: str, suffix: str, status: int, forward: bool):
+    def __init__(self, method: str, suffix: str, status: int | None, forward: bool):
         super().__init__()
         self.fault = (method, suffix, status, forward)
         self.sent: list[httpx.Request] = []  # the requests it was asked to send
@@ -60,6 +60,8 @@ class Faulty(httpx.HTTPTransport):
             answered = super().handle_request(request)
             answered.read()
             answered.close()
+        if status is None:
+            raise httpx.RemoteProtocolError("the connection was cut", request=request)
         body = json.dumps({"type": "/problems/store-unavailable", "title": "x", "status": status})
         headers = {"Retry-After": "0", "Content-Type": "application/problem+json"}
         return httpx.Response(status, headers=headers, content=body.encode())
@@ -214,6 +216,16 @@ def test_a_move_answered_503_after_it_landed_is_sent_again_with_its_key_and_land
     ]
 
 
+def test_a_move_whose_answer_was_lost_is_sent_again_and_lands_once(server_url):
+    faulty = Faulty("POST", "/moves", None, forward=True)
+    ann, bob, game_id = a_game_of_two(server_url, transport=faulty)
+    mover = acting([ann, bob], game_id)
+    moved = mover.move(game_id, mover.legal(game_id)["legal"][0])
+    assert moved["view"]["version"] == moved["version"]
+    assert [e["type"] for e in ann.event_log(game_id)["events"]].count("DecisionMade") == 1
+    assert sum(request.url.path.endswith("/moves") for request in faulty.sent) == 2
+
+
 def test_a_move_refused_429_is_sent_again_and_lands_once(server_url):
     faulty = Faulty("POST", "/moves", 429, forward=False)
     ann, bob, game_id = a_game_of_two(server_url, transport=faulty)
@@ -221,6 +233,7 @@ def test_a_move_refused_429_is_sent_again_and_lands_once(server_url):
     moved = mover.move(game_id, mover.legal(game_id)["legal"][0])
     assert moved["view"]["version"] == moved["version"]
     assert [e["type"] for e in ann.event_log(game_id)["events"]].count("DecisionMade") == 1
+    assert sum(request.url.path.endswith("/moves") for request in faulty.sent) == 2
 
 
 def test_a_read_answered_503_is_sent_again(server_url):
