@@ -43,7 +43,11 @@ class PlayerStreamQuerySchema(Schema):
     )
 
 
-class PlayerResumeSchema(Schema):
+class PlayerStreamHeadersSchema(Schema):
+    accept = fields.String(
+        data_key="Accept",
+        metadata={"description": f"`{NDJSON}` for JSON lines; else Server-Sent Events"},
+    )
     last_event_id = fields.String(
         data_key="Last-Event-ID",
         metadata={
@@ -55,7 +59,7 @@ class PlayerResumeSchema(Schema):
 
 @blp.route("/me/stream", methods=["GET"])
 @blp.arguments(PlayerStreamQuerySchema, location="query")
-@blp.arguments(PlayerResumeSchema, location="headers")
+@blp.arguments(PlayerStreamHeadersSchema, location="headers")
 @blp.response(200, content_type="text/event-stream")
 @blp.alt_response(403, **REFUSED)
 @blp.doc(
@@ -94,7 +98,7 @@ class PlayerResumeSchema(Schema):
         }
     },
 )
-def stream(args, resume):
+def stream(args, headers):
     """Everything that concerns you, as it happens: first the situation (`state`),
     then your turns, your games' starts and ends, challenges and rematch offers.
     `Last-Event-ID` tells what was missed since that event. At most
@@ -104,7 +108,7 @@ def stream(args, resume):
         claim(),
         bearer_token(),
         request.remote_addr,
-        games.resume_time(resume.get("last_event_id")),
+        games.resume_time(headers.get("last_event_id")),
         args["max_seconds"],
         keepalive(),
         client_connection(),

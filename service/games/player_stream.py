@@ -92,6 +92,7 @@ class _Stream:
         self.claim = claim
         self.player_id = player_id
         self.games: dict[str, tuple[int, str, bool]] = {}  # id -> version, status, your turn
+        self.listed: set[str] = set()  # the player's games looked at (and watched)
         self.ended: dict[str, Game] = {}  # ended games told (or to tell) of
         self.rematches_told: set[str] = set()
         self.challenges: dict[str, str] = {}  # id -> status told
@@ -170,11 +171,13 @@ class _Stream:
         yield from self._rematches(event_id)
 
     def _games_of_player(self) -> list[Game]:
-        """The player's games in Redis (an archived one ended long ago), watched first:
-        nothing that happens to them from now on is missed."""
-        listed = self.claim.player_games.of(self.player_id)
-        self.claim.watchers.watch_games(self.waiter, listed)
-        return self.claim.store.load_many(listed)
+        """The player's games in Redis (an archived one ended long ago) not looked at
+        yet by this stream, watched first: nothing that happens to them from now on is
+        missed."""
+        new = [g for g in self.claim.player_games.of(self.player_id) if g not in self.listed]
+        self.claim.watchers.watch_games(self.waiter, new)
+        self.listed.update(new)
+        return self.claim.store.load_many(new) if new else []
 
     def _challenge_news(self, as_of: datetime) -> list[PlayerEvent]:
         """What became of the player's challenges since told; new games joined."""
@@ -187,9 +190,7 @@ class _Stream:
             self.challenges[c.id] = c.status
             if c.status != CHALLENGE_OPEN or c.to == self.player_id:
                 news.append(_challenge_event(self.claim, c, event_id))
-        known = set(self.games) | set(self.ended)
-        new = [game for game in self._games_of_player() if game.id not in known]
-        for game in new:
+        for game in self._games_of_player():  # joined since
             news += self._changed(game, event_id)
         news += list(self._rematches(event_id))
         return news

@@ -77,3 +77,18 @@ def test_a_player_stream_ends_after_its_seconds_and_gives_its_places_back(claim)
     assert claim.watch_leases.held("10.0.0.1") == 0
     assert claim.watch_leases.held(f"player:{player}") == 0
     assert claim.watchers.count() == 0
+
+
+def test_a_stream_tells_no_game_that_ended_before_it_when_news_come(claim, clock):
+    _, ann_key = registered(claim, "Ann")
+    bob, bob_key = registered(claim, "Bob")
+    made = games.challenge(claim, ann_key, bob, ChallengeSettings(factions="claim")).challenge
+    game_id = games.accept(claim, bob_key, made.id).challenge.game_id
+    games.resign(claim, game_id, ann_key)
+    clock.advance(2 * 3600)  # long before the stream: neither news nor a rematch to tell
+    stream = games.player_stream(claim, bob_key, "10.0.0.2", None, 1.0, 5.0)
+    assert next(stream).type == "state"
+    fresh = games.challenge(claim, ann_key, bob, ChallengeSettings()).challenge
+    told = next(stream)
+    assert (told.type, told.data["challenge"]["id"]) == ("challenge", fresh.id)
+    assert [event.type for event in stream] == []  # and nothing else until it ends
