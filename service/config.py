@@ -63,6 +63,8 @@ class Config:
     # None: data_dir/archive.sqlite3
     archive_url: str | None = field(default=None, repr=False)  # may hold a password
     archive_after: float = 86_400.0  # CLAIM_ARCHIVE_AFTER: seconds from a game's end to its move
+    challenge_expires: float = 600.0  # CLAIM_CHALLENGE_EXPIRES: seconds a challenge stays open
+    player_streams: int = 3  # CLAIM_PLAYER_STREAMS: player streams (/me/stream) open per player
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -122,6 +124,10 @@ class Config:
             raise ConfigError(f"CLAIM_REPLICAS: {self.replicas} is not 0 or more")
         if not 0 <= self.archive_after < math.inf:
             raise ConfigError(f"CLAIM_ARCHIVE_AFTER: {self.archive_after} is not 0 or more")
+        if not 0 < self.challenge_expires < math.inf:
+            raise ConfigError(f"CLAIM_CHALLENGE_EXPIRES: {self.challenge_expires} is not above 0")
+        if self.player_streams < 1:
+            raise ConfigError(f"CLAIM_PLAYER_STREAMS: {self.player_streams} is not 1 or more")
         if self.archive_url is not None and not self.archive_url.startswith(ARCHIVE_SCHEMES):
             raise ConfigError("CLAIM_ARCHIVE_URL: not a sqlite: or postgresql: URL")
         if self.expert_seconds is not None and not 0 < self.expert_seconds <= 60:
@@ -151,6 +157,8 @@ ENVIRONMENT = {
     "signing_key": "CLAIM_SIGNING_KEY",
     "archive_url": "CLAIM_ARCHIVE_URL",
     "archive_after": "CLAIM_ARCHIVE_AFTER",
+    "challenge_expires": "CLAIM_CHALLENGE_EXPIRES",
+    "player_streams": "CLAIM_PLAYER_STREAMS",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
@@ -163,7 +171,7 @@ def _parse(name: str, variable: str, text: str):
         return Path(text)
     if name == "trusted_proxies":
         return trusted_networks(variable, text)
-    if name in ("body_timeout", "archive_after"):
+    if name in ("body_timeout", "archive_after", "challenge_expires"):
         try:
             return float(text)
         except ValueError:
@@ -174,7 +182,7 @@ def _parse(name: str, variable: str, text: str):
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
         return number or None  # 0: no reminders; the expert's fixed work budget
-    if name in ("watch_cap", "replicas", "sending_cap", "header_timeout"):
+    if name in ("watch_cap", "replicas", "sending_cap", "header_timeout", "player_streams"):
         try:
             return int(text)
         except ValueError:

@@ -34,6 +34,8 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_SIGNING_KEY": "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
         "CLAIM_ARCHIVE_URL": "postgresql://claim@db/claim",
         "CLAIM_ARCHIVE_AFTER": "3600",
+        "CLAIM_CHALLENGE_EXPIRES": "120",
+        "CLAIM_PLAYER_STREAMS": "2",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -58,6 +60,22 @@ def test_every_setting_is_read_from_its_variable():
     assert [str(network) for network in config.trusted_proxies] == ["10.0.0.0/8", "::1/128"]
     assert config.signing_key == environ["CLAIM_SIGNING_KEY"]
     assert (config.archive, config.archive_after) == ("postgresql://claim@db/claim", 3600.0)
+    assert (config.challenge_expires, config.player_streams) == (120.0, 2)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("CLAIM_CHALLENGE_EXPIRES", "0"),
+        ("CLAIM_CHALLENGE_EXPIRES", "inf"),
+        ("CLAIM_CHALLENGE_EXPIRES", "ten minutes"),
+        ("CLAIM_PLAYER_STREAMS", "0"),
+        ("CLAIM_PLAYER_STREAMS", "1.5"),
+    ],
+)
+def test_a_challenge_or_stream_setting_that_cannot_be_used_is_refused(variable, value):
+    with pytest.raises(ConfigError, match=variable):
+        Config.from_env({variable: value})
 
 
 def test_the_archive_is_a_file_of_the_data_directory_unless_it_is_named(tmp_path):

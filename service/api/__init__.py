@@ -23,12 +23,14 @@ from service.games import Claim
 
 from . import (
     analysis,
+    challenges,
     changes,
     docs,
     games,
     health,
     history,
     keys,
+    player_stream,
     players,
     problems,
     ratings,
@@ -91,6 +93,8 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
         history.blp,
         analysis.blp,
         players.blp,
+        challenges.blp,
+        player_stream.blp,
         sign_in.blp,
         ratings.blp,
         health.blp,

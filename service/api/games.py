@@ -251,7 +251,7 @@ def join(args, game_id, seat):
         "game_id": joined.game.id,
         "seat": seat,
         "token": joined.token,
-        "view": game_view(joined.game, seat),
+        "view": game_view(joined.game, seat, bots=games.bots_of(claim(), joined.game)),
     }
     return json_response(body, 201)
 
@@ -306,7 +306,8 @@ def view(args, _conditional, game_id):
     headers = {"ETag": f'"{etag}"', "Vary": "Authorization", "Cache-Control": "private, no-cache"}
     if request.if_none_match.contains_weak(etag):
         return Response(status=304, headers=headers)
-    body = game_view(seen.game, seen.seat, rematch=seen.rematch, ratings=seen.ratings)
+    bots = games.bots_of(claim(), seen.game)
+    body = game_view(seen.game, seen.seat, rematch=seen.rematch, ratings=seen.ratings, bots=bots)
     return json_response(body, 200, headers)
 
 
@@ -373,7 +374,8 @@ def come_back(game_id, seat):
 def _moved(moved: games.Moved) -> Response:
     """The answer to a change a seat made: the game's new version with its view."""
     game = moved.game
-    body = {"version": game.version, "head": head_body(game), "view": game_view(game, moved.seat)}
+    view = game_view(game, moved.seat, bots=games.bots_of(claim(), game))
+    body = {"version": game.version, "head": head_body(game), "view": view}
     return json_response(body, 201)
 
 
@@ -487,4 +489,5 @@ def server_sent(updates: Iterator[games.Update]) -> Iterator[bytes]:
             yield b": keep-alive\n\n"
         else:
             head = f"id: {update.game.version}\nevent: {update.kind}\ndata: ".encode()
-            yield head + view_json(update.game, update.seat) + b"\n\n"
+            bots = games.bots_of(claim(), update.game)
+            yield head + view_json(update.game, update.seat, bots) + b"\n\n"

@@ -86,7 +86,12 @@ def replay(game_id, step):
         "last_step": replayed.last_step,
         "version": replayed.game.version,
         "account": list(replayed.account),
-        "view": game_view(replayed.game, replayed.seat, reveal=replayed.reveal),
+        "view": game_view(
+            replayed.game,
+            replayed.seat,
+            reveal=replayed.reveal,
+            bots=games.bots_of(claim(), replayed.game),
+        ),
     }
     return json_response(body)
 

@@ -10,7 +10,8 @@ from service import games
 from service.games import Player
 
 from .auth import bearer_required, bearer_token
-from .fields import Email, Name, QueryInteger, Text
+from .challenges import ChallengeSchema, challenge_json
+from .fields import Email, Flag, Name, QueryInteger, Text
 from .games import BEARER, claim
 from .problems import Blueprint
 from .view import EndingSchema
@@ -31,6 +32,13 @@ class RegisterSchema(Schema):
             "description": "http(s): notifications are POSTed here (hosts the operator allows)",
         },
     )
+    bot = Flag(
+        load_default=False,
+        metadata={
+            "description": "a program's account, marked as such everywhere; it plays rated"
+            " games with people only when a person challenges it"
+        },
+    )
 
 
 class UpdateSchema(Schema):
@@ -47,6 +55,7 @@ class PlayerSchema(Schema):
     email = fields.String(allow_none=True)
     webhook_url = fields.String(allow_none=True)
     created_at = fields.DateTime()
+    bot = fields.Boolean(metadata={"description": "a program's account"})
 
 
 class RegisteredSchema(PlayerSchema):
@@ -123,6 +132,7 @@ class InboxSeatSchema(Schema):
     kind = fields.String(metadata={"enum": ["human", "ai"]})
     level = fields.String(allow_none=True)
     name = fields.String(allow_none=True)
+    bot = fields.Boolean(metadata={"description": "the seat's player is a bot's account"})
 
 
 class InboxEntrySchema(Schema):
@@ -152,6 +162,10 @@ class InboxSchema(Schema):
     total = fields.Integer()
     offset = fields.Integer()
     games = fields.List(fields.Nested(InboxEntrySchema))
+    challenges = fields.List(
+        fields.Nested(ChallengeSchema),
+        metadata={"description": "your open challenges, sent and received (/me/challenges)"},
+    )
 
 
 class DeliverySchema(Schema):
@@ -185,6 +199,7 @@ def _profile(holder: Player) -> dict:
         "email": holder.email,
         "webhook_url": holder.webhook_url,
         "created_at": holder.created_at,
+        "bot": holder.bot,
     }
 
 
@@ -284,11 +299,13 @@ def register_seat(args):
 @blp.doc(security=BEARER)
 def inbox(args):
     """Your games, newest first: whose turn, the deadline, the last thing that happened.
-    `turn=mine` keeps the games waiting for you."""
+    `turn=mine` keeps the games waiting for you. And your open challenges."""
     offset, limit = args["offset"], args["limit"]
     mine = args.get("turn") == "mine"
-    found = games.inbox(claim(), bearer_token(), args.get("status"), mine, offset, limit)
-    return {"total": found.total, "offset": offset, "games": found.games}
+    key = bearer_token()
+    found = games.inbox(claim(), key, args.get("status"), mine, offset, limit)
+    challenges = [challenge_json(shown) for shown in games.open_challenges(claim(), key)]
+    return {"total": found.total, "offset": offset, "games": found.games, "challenges": challenges}
 
 
 @blp.route("/me/deliveries", methods=["GET"])

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from marshmallow import Schema, fields, validate
 
 from service import games
-from service.games import FIGURES, MIN_OPPONENTS, rating_change
+from service.games import BOT_FILTERS, FIGURES, MIN_OPPONENTS, rating_change
 
 from .fields import QueryInteger
 from .games import claim
@@ -20,6 +20,10 @@ blp = Blueprint("ratings", __name__, description="Ratings, leaderboards and publ
 
 class BoardQuerySchema(Schema):
     players = QueryInteger(required=True, validate=validate.OneOf((2, 3, 4)))
+    bots = fields.String(
+        validate=validate.OneOf(BOT_FILTERS),
+        metadata={"description": "only: the bots' accounts only; exclude: all but them"},
+    )
     offset = QueryInteger(load_default=0, validate=validate.Range(0, 1_000_000))
     limit = QueryInteger(load_default=20, validate=validate.Range(1, 100))
 
@@ -28,6 +32,7 @@ class StandingSchema(Schema):
     player_id = fields.String(metadata={"description": "a player's id, or ai:<level>"})
     kind = fields.String(metadata={"enum": ["player", "ai"]})
     name = fields.String()
+    bot = fields.Boolean(metadata={"description": "a bot's account (an AI level is none)"})
     rating = fields.Float(metadata={"description": "the skill estimate (mu; 25 at first)"})
     uncertainty = fields.Float(
         metadata={"description": "sigma as of now (25/3 at first): grows while not playing"}
@@ -81,6 +86,7 @@ class PublicProfileSchema(Schema):
     player_id = fields.String()
     kind = fields.String(metadata={"enum": ["player", "ai"]})
     name = fields.String()
+    bot = fields.Boolean(metadata={"description": "a bot's account (an AI level is none)"})
     created_at = fields.DateTime(allow_none=True, metadata={"description": "null for an AI"})
     games = fields.Integer(metadata={"description": "rated games played"})
     ratings = fields.Dict(
@@ -100,6 +106,7 @@ def _standing(standing: games.Standing) -> dict:
         "player_id": standing.entity,
         "kind": standing.kind,
         "name": standing.name,
+        "bot": standing.bot,
         "rating": round(rating.mu, FIGURES),
         "uncertainty": round(standing.sigma, FIGURES),
         "provisional": standing.provisional,
@@ -120,8 +127,11 @@ def _time(timestamp: float) -> datetime:
 def leaderboard(args):
     """The leaderboard of 2-, 3- or 4-player games: registered players and AI levels,
     best skill first; a provisional rating is marked. A player who has not yet met
-    enough distinct opponents has no rank and is listed after those who have."""
-    board = games.leaderboard(claim(), args["players"], args["offset"], args["limit"])
+    enough distinct opponents has no rank and is listed after those who have. Each
+    entry says whether it is a bot's; `bots=only` or `bots=exclude` filters them."""
+    board = games.leaderboard(
+        claim(), args["players"], args["offset"], args["limit"], args.get("bots")
+    )
     return {
         "players": board.players,
         "total": board.total,
@@ -144,6 +154,7 @@ def public_profile(player_id):
         "player_id": found.entity,
         "kind": found.kind,
         "name": found.name,
+        "bot": found.bot,
         "created_at": found.created_at,
         "games": found.games,
         "ratings": {

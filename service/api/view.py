@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Collection
 
 import orjson
 from flask import Response
@@ -59,10 +60,11 @@ def game_view(
     reveal: bool = False,
     rematch: str | None = None,
     ratings: tuple[RatingChange, ...] | None = None,
+    bots: Collection[str] = (),
 ) -> dict:
     """What `seat` (None: anybody) may see of `game`; everything once it has ended,
     or with `reveal` (a past step of a game that has ended since); `rematch` and
-    `ratings` as `Seen` tells them."""
+    `ratings` as `Seen` tells them; `bots`: which of its seats' players are bots."""
     over = reveal or game.ending is not None
     observation = observe(game.state, seat)
     return {
@@ -80,6 +82,7 @@ def game_view(
                 "kind": s.kind,
                 "level": s.level,
                 "name": s.name,
+                "bot": s.player is not None and s.player in bots,
                 "taken": s.taken,
                 "takeover": s.takeover,
                 "ai_decisions": s.ai_decisions,
@@ -112,15 +115,15 @@ def head_body(game: Game) -> dict:
     return {"version": version, "hash": chain}
 
 
-def view_json(game: Game, seat: int | None) -> bytes:
-    """`game_view(game, seat)` as JSON, made once per version and seat for all the
-    live streams of this process: a change watched by a thousand streams is rendered
-    once per seat, not a thousand times."""
-    key = (game.creation.commitment, game.version, seat)  # the commitment: this very game
+def view_json(game: Game, seat: int | None, bots: frozenset[str] = frozenset()) -> bytes:
+    """`game_view(game, seat, bots=bots)` as JSON, made once per version and seat for
+    all the live streams of this process: a change watched by a thousand streams is
+    rendered once per seat, not a thousand times."""
+    key = (game.creation.commitment, game.version, seat, bots)  # the commitment: this game
     with _rendered_lock:
         rendered = _rendered.get(key)
     if rendered is None:
-        rendered = orjson.dumps(game_view(game, seat))
+        rendered = orjson.dumps(game_view(game, seat, bots=bots))
         with _rendered_lock:
             _rendered[key] = rendered
             while len(_rendered) > RENDERED:
@@ -129,7 +132,7 @@ def view_json(game: Game, seat: int | None) -> bytes:
 
 
 RENDERED = 512  # views kept rendered (a game at a version never changes)
-_rendered: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
+_rendered: OrderedDict[tuple[str, int, int | None, frozenset[str]], bytes] = OrderedDict()
 _rendered_lock = threading.Lock()
 
 
@@ -203,6 +206,7 @@ class SeatSchema(Schema):
     kind = fields.String(metadata={"enum": ["human", "ai"]})
     level = fields.String(allow_none=True)
     name = fields.String(allow_none=True)
+    bot = fields.Boolean(metadata={"description": "the seat's player is a bot's account"})
     taken = fields.Boolean()
     takeover = fields.String(
         allow_none=True, metadata={"description": "the level of the AI playing for the seat"}

@@ -21,6 +21,15 @@ this package builds a Redis key.
 from .ai_turns import AiTurns
 from .analyses import Analyses
 from .archive import Archive, ArchivedGame
+from .challenges import (
+    ACCEPTED,
+    CANCELLED,
+    CHALLENGE_STATUSES,
+    DECLINED,
+    EXPIRED,
+    Challenge,
+    Challenges,
+)
 from .connection import connect, redis_errors
 from .errors import (
     CorruptEvent,
@@ -118,14 +127,19 @@ from .watchers import Heard, NewsWaiter, Waiter, Watchers
 
 __all__ = [
     "ABORTED",
+    "ACCEPTED",
     "AI",
     "AI_DECIDES",
     "AI_LEVELS",
     "BLOCKED",
+    "CANCELLED",
+    "CHALLENGE_STATUSES",
     "COMPLETED",
+    "DECLINED",
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
     "DELIVERED",
+    "EXPIRED",
     "FAILED",
     "FINISHED",
     "FIRST_DEVICE",
@@ -149,6 +163,8 @@ __all__ = [
     "Appended",
     "Archive",
     "ArchivedGame",
+    "Challenge",
+    "Challenges",
     "CorruptEvent",
     "DecisionMade",
     "Delivery",

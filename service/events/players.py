@@ -4,7 +4,8 @@ has joined are a projection of the streams: `player_games.py`.)
 
 Keys: `<prefix>:player:<id>` (a hash), `<prefix>:player-keys` (key digest -> id),
 `<prefix>:player-email:<digest of the address in lower case>` (a set of player ids),
-`<prefix>:player:<id>:deliveries` (the notifications sent, newest first, capped). A key
+`<prefix>:player:<id>:deliveries` (the notifications sent, newest first, capped). A bot's
+hash has `bot` = `1`, set at registration and never changed. A key
 is shown once, when it is made; only its SHA-256 is kept. The webhook secret signs the
 notifications sent to the player's URL, so it is kept as it is.
 
@@ -28,6 +29,7 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
@@ -56,6 +58,7 @@ class Player:
     webhook_url: str | None
     webhook_secret: str
     created_at: datetime
+    bot: bool = False  # a program's account, marked as such everywhere; never changes
 
 
 FIRST_DEVICE = "first"  # the device of the key made at registration
@@ -104,6 +107,8 @@ class Delivery:
     at: datetime
 
 
+BOTS_KEPT = 100_000  # players whose bot flag a process keeps
+
 # KEYS: a player's hash.  ARGV: a key field, the digest it must hold, the new digest.
 SWITCH_KEY = """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
@@ -121,6 +126,7 @@ class PlayerStore:
         self._clock = clock
         self._keys = f"{prefix}:player-keys"
         self._switch_key = client.register_script(SWITCH_KEY)
+        self._bots: dict[str, bool] = {}  # whether each player is a bot: it never changes
 
     def _key(self, player_id: str, *suffix: str) -> str:
         return ":".join((f"{self._prefix}:player:{player_id}", *suffix))
@@ -129,9 +135,13 @@ class PlayerStore:
         return f"{self._prefix}:player-email:{digest(email.lower())}"
 
     def register(
-        self, name: str, email: str | None = None, webhook_url: str | None = None
+        self,
+        name: str,
+        email: str | None = None,
+        webhook_url: str | None = None,
+        bot: bool = False,
     ) -> tuple[Player, str]:
-        """A new player and its key (shown once)."""
+        """A new player (a bot's account with `bot`) and its key (shown once)."""
         player = Player(
             id=secrets.token_hex(8),
             name=name,
@@ -139,6 +149,7 @@ class PlayerStore:
             webhook_url=webhook_url,
             webhook_secret=new_secret(),
             created_at=self._clock(),
+            bot=bot,
         )
         key = new_secret()
         fields = {
@@ -148,6 +159,7 @@ class PlayerStore:
             "webhook_secret": player.webhook_secret,
             "key_hash": digest(key),
             "created_at": player.created_at.isoformat(),
+            **({"bot": "1"} if bot else {}),
         }
         with redis_errors():  # the indexes point at nobody until the player is written
             if email:
@@ -170,6 +182,21 @@ class PlayerStore:
                 pipe.hget(self._key(player_id), "name")
             names = pipe.execute()
         return {p: name.decode() for p, name in zip(player_ids, names, strict=True) if name}
+
+    def bots(self, player_ids: Collection[str]) -> frozenset[str]:
+        """Those of `player_ids` who are bots (asked once per process: it never changes)."""
+        unknown = [player_id for player_id in set(player_ids) if player_id not in self._bots]
+        if unknown:
+            with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
+                for player_id in unknown:
+                    pipe.hmget(self._key(player_id), "bot", "name")
+                found = pipe.execute()
+            if len(self._bots) > BOTS_KEPT:
+                self._bots.clear()
+            for player_id, (bot, name) in zip(unknown, found, strict=True):
+                if name is not None:  # a player not (yet) here is asked again
+                    self._bots[player_id] = bool(bot)
+        return frozenset(player_id for player_id in player_ids if self._bots.get(player_id))
 
     def holder(self, key: str) -> KeyHolder | None:
         """The player whose key this is and the device it is of, or None."""
@@ -352,6 +379,7 @@ def _player(player_id: str, fields: dict[str, str]) -> Player:
         webhook_url=fields["webhook_url"] or None,
         webhook_secret=fields["webhook_secret"],
         created_at=datetime.fromisoformat(fields["created_at"]),
+        bot=fields.get("bot") == "1",
     )
 
 

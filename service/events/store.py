@@ -14,8 +14,9 @@ writes, so two writers can never both append at one version, and a re-sent event
 writes nothing and answers the first result. Having written, it publishes
 `<game id> <version>` on the channel `<prefix>:changes` (`watchers.py` listens);
 `announce` publishes `<game id> <version> again` there when what a game's view shows
-changed beside its events (a rematch, its ratings), and the lobby `lobby` when its
-listings changed (`lobby.py`).
+changed beside its events (a rematch, its ratings), the lobby `lobby` when its
+listings changed (`lobby.py`), and `announce_player` `player <id>` when something of a
+player's changed beside their games' versions (for the player's streams).
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ AGAIN = "again"  # after a game's id and version on the channel of changes: `ann
 # What the lobby publishes on the channel of changes: no game's message, which always
 # has a version after its id.
 LOBBY_CHANGED = "lobby"
+# Before a player's id on the channel of changes: something of theirs changed beside their
+# games' versions (a challenge, a game joined, a rematch offered).
+PLAYER_CHANGED = "player"
 
 # KEYS: stream, ids.  ARGV: expected version, "1" if the game must exist, the channel
 # of changes, the game id, then five values per event: id, type, schema version, time,
@@ -355,6 +359,11 @@ class GameStore:
         if version := self._archived_versions([game_id]).get(game_id):
             with redis_errors():
                 self._redis.publish(channel, f"{game_id} {version} {AGAIN}")
+
+    def announce_player(self, player_id: str) -> None:
+        """Tell the player's streams to look at their games and challenges again."""
+        with redis_errors():
+            self._redis.publish(changes_channel(self._prefix), f"{PLAYER_CHANGED} {player_id}")
 
     def read(self, game_id: str, after: int = 0, until: int | None = None) -> list[Recorded]:
         """The game's events with versions `after + 1` to `until` (or the last)."""

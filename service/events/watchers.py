@@ -28,7 +28,7 @@ import redis
 from .connection import FAILURES, relearn
 from .errors import UnknownVersion
 from .fold import Game, fold
-from .store import AGAIN, LOBBY_CHANGED, GameStore, changes_channel
+from .store import AGAIN, LOBBY_CHANGED, PLAYER_CHANGED, GameStore, changes_channel
 
 log = logging.getLogger(__name__)
 KEEP = 16  # recent versions of a watched game kept folded
@@ -124,6 +124,8 @@ class NewsWaiter:
         self._lock = threading.Lock()
         self._games: dict[str, Heard | None] = {}
         self._lobby = False
+        self._player = False
+        self.watched: set[str] = set()  # the games of a player's waiter (`watch_games`)
 
     def wait(self, timeout: float) -> bool:
         """Whether any news came since the last `wait`, waiting up to `timeout` seconds
@@ -163,6 +165,18 @@ class NewsWaiter:
         client may have left)."""
         self._woken.set()
 
+    def take_player(self) -> bool:
+        """Whether the player's news came since the last call (a player's stream)."""
+        with self._lock:
+            changed, self._player = self._player, False
+        return changed
+
+    def tell_player(self) -> None:
+        """The listener's news of the player: noted, and wake."""
+        with self._lock:
+            self._player = True
+        self._woken.set()
+
     def tell_lobby(self) -> None:
         """The listener's news of the lobby: wake, unless it is news already (so that
         a stream holding it back is not woken by each change)."""
@@ -183,6 +197,7 @@ class Watchers:
         self._channel = changes_channel(prefix)
         self._games: dict[str, _Watched] = {}
         self._lobby: set[NewsWaiter] = set()
+        self._players: dict[str, set[NewsWaiter]] = {}
         self._lock = threading.Lock()
         self._listening_in: int | None = None  # the process whose listener runs
         self._subscribed = threading.Event()
@@ -221,6 +236,33 @@ class Watchers:
                     self._forget(game_id, waiter)
                 self._lobby.discard(waiter)
 
+    @contextmanager
+    def watching_player(self, player_id: str) -> Iterator[NewsWaiter]:
+        """A waiter of the player `player_id`'s news, for the block; `watch_games` adds
+        games to it (each game's news as `watching_many` tells it)."""
+        self._listen()
+        waiter = NewsWaiter()
+        with self._lock:
+            self._players.setdefault(player_id, set()).add(waiter)
+        try:
+            yield waiter
+        finally:
+            with self._lock:
+                for game_id in waiter.watched:
+                    self._forget(game_id, waiter)
+                waiters = self._players.get(player_id, set())
+                waiters.discard(waiter)
+                if not waiters:
+                    self._players.pop(player_id, None)
+
+    def watch_games(self, waiter: NewsWaiter, game_ids: Collection[str]) -> None:
+        """Add the games `game_ids` to what a player's `waiter` watches (then look at
+        them: nothing is missed)."""
+        with self._lock:
+            for game_id in set(game_ids) - waiter.watched:
+                self._games.setdefault(game_id, _Watched()).waiters.add(waiter)
+                waiter.watched.add(game_id)
+
     def _forget(self, game_id: str, waiter: Waiter | NewsWaiter) -> None:
         """`waiter` watches `game_id` no more (the lock held)."""
         watched = self._games.get(game_id)
@@ -242,7 +284,8 @@ class Watchers:
     def count(self) -> int:
         """How many waiters this process has."""
         with self._lock:
-            return len(self._lobby.union(*(watched.waiters for watched in self._games.values())))
+            every = self._lobby.union(*(watched.waiters for watched in self._games.values()))
+            return len(every.union(*self._players.values()))
 
     def _listen(self) -> None:
         """Start the listener, once per process (a forked child starts its own)."""
@@ -288,6 +331,10 @@ class Watchers:
                 for waiter in self._lobby:
                     waiter.tell_lobby()
                 return
+            if text.startswith(f"{PLAYER_CHANGED} "):
+                for waiter in self._players.get(text.partition(" ")[2], ()):
+                    waiter.tell_player()
+                return
             game_id, version, *again = text.split(" ")
             watched = self._games.get(game_id)
             if watched is None:
@@ -306,3 +353,6 @@ class Watchers:
                     waiter.tell(game_id, None)
             for waiter in self._lobby:
                 waiter.tell_lobby()
+            for waiters in self._players.values():
+                for waiter in waiters:
+                    waiter.tell_player()

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from service.events import Delivery, Game
 
-from . import archiving, deadlines, notifications, turns
+from . import archiving, challenges, deadlines, notifications, turns
 from .changes import Change, changed
 from .claim import DEADLINES, REMINDERS, Claim
 from .errors import use_case
@@ -62,8 +62,9 @@ FIRES: dict[str, Callable[[Claim, str, int], object]] = {
 
 @use_case
 def fire_due_timers(claim: Claim) -> int:
-    """Fire every due timer, deadlines then reminders, `CHUNK` at a time, then move the
-    ended games whose time in Redis is up to the archive; answer how many fired. A
+    """Fire every due timer, deadlines then reminders, `CHUNK` at a time, then expire
+    the challenges whose time is up, then move the ended games whose time in Redis is
+    up to the archive; answer how many fired. A
     timer whose firing fails (or a game not ready to move) keeps its lease and falls
     due again when the lease runs out; the others fire all the same."""
     fired = 0
@@ -81,6 +82,14 @@ def fire_due_timers(claim: Claim) -> int:
                     log.exception("game %s: the %s timer failed", game_id, kind)
                     continue
                 fired += 1
+    while chunk := claim.challenge_timers.claim(claim.clock(), CHUNK, LEASE):
+        for challenge_id, version in chunk:
+            try:
+                challenges.expire(claim, challenge_id, version)
+            except Exception:
+                log.exception("challenge %s: its timer failed", challenge_id)
+                continue
+            fired += 1
     while chunk := claim.archives.claim(claim.clock(), CHUNK, LEASE):
         try:
             fired += len(archiving.archive(claim, [game_id for game_id, _ in chunk]).archived)

@@ -67,12 +67,14 @@ def _is_decision(event: Event) -> bool:
 
 def _player_games(claim: Claim, change: Change) -> None:
     """A registered player who takes a seat, or has a seat registered to them, has the
-    game in their inbox."""
+    game in their inbox, and their streams are told."""
     events = change.events
     if events is None or any(_gives_a_player_a_seat(e) for e in events):
         for seat in change.game.seats:
             if seat.player is not None:
                 claim.player_games.add(seat.player, change.game.id, seat.joined_at)
+                if not change.rebuilt:  # their streams watch it from now on
+                    claim.store.announce_player(seat.player)
 
 
 def _gives_a_player_a_seat(event: Event) -> bool:

@@ -23,6 +23,7 @@ from service.events import (
     AiTurns,
     Analyses,
     Archive,
+    Challenges,
     GameStore,
     Lobby,
     PlayerGames,
@@ -46,6 +47,7 @@ from .webhooks import Allowlist
 DEADLINES = "deadlines"  # the kinds of timers
 REMINDERS = "reminders"
 ARCHIVES = "archives"  # an ended game's move to the archive
+CHALLENGES = "challenges"  # an open challenge's expiry (keyed by the challenge's id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,8 @@ class Claim:
     archives: Timers
     ratings: Ratings
     rematches: Rematches
+    challenges: Challenges
+    challenge_timers: Timers
     request_counts: RequestCounts
     sign_ins: SignIns
     seals: Seals  # of ended games
@@ -103,6 +107,8 @@ class Claim:
             archives=Timers(client, prefix, ARCHIVES),
             ratings=Ratings(client, prefix),
             rematches=Rematches(client, prefix),
+            challenges=Challenges(client, prefix),
+            challenge_timers=Timers(client, prefix, CHALLENGES),
             request_counts=RequestCounts(client, prefix),
             sign_ins=SignIns(client, prefix),
             seals=Seals(client, prefix, archive),

@@ -117,6 +117,26 @@ class TooManyWatches(Refused):
     """The client holds as many live streams and long-polls open as it may."""
 
 
+class TooManyStreams(Refused):
+    """The player holds as many player streams open as they may."""
+
+
+class UnknownChallenge(Refused):
+    """No challenge of the caller's has this id."""
+
+
+class NotYourChallenge(Refused):
+    """The challenge is another player's to answer (or to cancel)."""
+
+
+class ChallengeNotOpen(Refused):
+    """The challenge was answered, cancelled or expired already."""
+
+
+class BotRatedGame(Refused):
+    """A bot and a person in one rated game without the person's challenge."""
+
+
 class Failed(GameError):
     """The service failed; the request may be tried again."""
 

@@ -16,6 +16,7 @@ def inbox_entry(claim: Claim, game: Game, seat: int) -> dict:
     deadline = game.deadline
     now = claim.clock()
     last = claim.store.read(game.id, after=game.version - 1, until=game.version)[-1].event
+    bots = claim.players.bots([s.player for s in game.seats if s.player])
     return {
         "game_id": game.id,
         "seat": seat,
@@ -29,7 +30,13 @@ def inbox_entry(claim: Claim, game: Game, seat: int) -> dict:
         "version": game.version,
         "updated_at": game.updated_at,
         "seats": [
-            {"seat": n, "kind": s.kind, "level": s.level, "name": s.name}
+            {
+                "seat": n,
+                "kind": s.kind,
+                "level": s.level,
+                "name": s.name,
+                "bot": s.player is not None and s.player in bots,
+            }
             for n, s in enumerate(game.seats)
         ],
         "ending": ending_body(game),

@@ -41,6 +41,7 @@ from .access import matches, player_of, seat_of, seat_opened
 from .changes import Change, follow_up
 from .claim import Claim
 from .errors import (
+    BotRatedGame,
     GameNotOver,
     GameNotStarted,
     GameOver,
@@ -82,16 +83,8 @@ def create(
     all human by default; `rated`: its result moves the ratings, and only registered
     players take its human seats; `public`: anybody takes a human seat from the lobby,
     without an invite (none is made)."""
-    if isinstance(factions, str):
-        chosen = (
-            random_factions(players, SystemRandom()) if factions == RANDOM else PRESETS[factions]
-        )
-    else:
-        chosen = tuple(Faction.parse(code) for code in factions)
-    settings = Settings(players, chosen, first_leader)  # raises InvalidSettings
-    if rated and move_time_limit is not None and timeout_policy != FORFEIT:
-        detail = "a rated game's move time runs out by forfeit: no AI plays a rated seat"
-        raise InvalidRequest(detail, errors={"timeout_policy": [detail]})
+    settings = settings_of(players, factions, first_leader)
+    check_timeout_policy(rated, move_time_limit, timeout_policy)
     seats = list(seats) if seats is not None else [(HUMAN, None)] * players
     if len(seats) != players:
         detail = f"{players} players need {players} seats, not {len(seats)}"
@@ -111,6 +104,36 @@ def create(
     )
     follow_up(claim, Change(game, (game.creation,)))
     return Created(game, invites)
+
+
+def settings_of(players: int, factions: str | Sequence[str], first_leader: int) -> Settings:
+    """The settings of a new game: `factions` a preset (`random`: drawn now) or codes;
+    InvalidSettings (a `ClaimError`) if they do not make a game."""
+    if isinstance(factions, str):
+        chosen = (
+            random_factions(players, SystemRandom()) if factions == RANDOM else PRESETS[factions]
+        )
+    else:
+        chosen = tuple(Faction.parse(code) for code in factions)
+    return Settings(players, chosen, first_leader)
+
+
+def check_timeout_policy(rated: bool, move_time_limit: int | None, timeout_policy: str) -> None:
+    """InvalidRequest unless a rated game's move time runs out by forfeit."""
+    if rated and move_time_limit is not None and timeout_policy != FORFEIT:
+        detail = "a rated game's move time runs out by forfeit: no AI plays a rated seat"
+        raise InvalidRequest(detail, errors={"timeout_policy": [detail]})
+
+
+def check_bots_apart(claim: Claim, player: str, others: Sequence[str]) -> None:
+    """BotRatedGame if `player` would meet in a rated game a player of `others` of the
+    other kind (a bot and a person): that takes the person's challenge."""
+    bots = claim.players.bots([player, *others])
+    if any((player in bots) != (other in bots) for other in others):
+        raise BotRatedGame(
+            "a bot plays rated games with people only when a person challenges it"
+            " (POST /challenges)"
+        )
 
 
 def _digest(invites: dict[int, str], seat: int) -> str | None:
@@ -158,6 +181,8 @@ def join(
             raise SeatUnavailable(f"seat {seat} is taken")
         if player is not None and any(other.player == player for other in game.seats):
             raise SeatUnavailable("a player takes one seat of a game")
+        if player is not None and game.creation.rated:
+            check_bots_apart(claim, player, [other.player for other in game.seats if other.player])
         event = SeatJoined(seat, name, digest(token), player)
         try:
             version = claim.store.append(game_id, [event], game.version)
@@ -301,6 +326,8 @@ def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
         others = [s.player for n, s in enumerate(game.seats) if s.player and n != seat]
         try:  # the answer goes out whatever: it holds the caller's invite
             notifications.notify(claim, game, notifications.REMATCH, others, new_game_id=new_id)
+            for player_id in others:  # their streams tell them: `rematch-offered`
+                claim.store.announce_player(player_id)
         except Exception:
             log.exception("game %s: telling of its rematch failed", game.id)
     new_seat = (seat + 1) % players

@@ -21,10 +21,20 @@ NEW_DEVICE_NAME = "another device"
 
 @use_case
 def register(
-    claim: Claim, name: str, email: str | None = None, webhook_url: str | None = None
+    claim: Claim,
+    name: str,
+    email: str | None = None,
+    webhook_url: str | None = None,
+    bot: bool = False,
 ) -> tuple[Player, str]:
-    """A new player and its key (shown once)."""
-    return claim.players.register(name, email, webhook_url)
+    """A new player (a program's account with `bot`) and its key (shown once)."""
+    return claim.players.register(name, email, webhook_url, bot)
+
+
+@use_case
+def bots_of(claim: Claim, game: Game) -> frozenset[str]:
+    """The players of `game`'s seats who are bots."""
+    return claim.players.bots([seat.player for seat in game.seats if seat.player])
 
 
 @use_case

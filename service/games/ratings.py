@@ -47,6 +47,7 @@ class Standing:
     sigma: float  # the uncertainty now
     provisional: bool  # uncertain now, or not ranked yet
     ranked: bool  # has met enough distinct opponents (`is_ranked`)
+    bot: bool = False  # a bot's account (an AI level is none)
 
     @property
     def kind(self) -> str:
@@ -70,6 +71,7 @@ class Profile:
     games: int  # rated games played
     standings: dict[int, Standing | None]  # per player count; None: not rated yet
     recent: list[Played]  # the last rated games, newest first
+    bot: bool = False
 
     @property
     def kind(self) -> str:
@@ -111,11 +113,11 @@ def _kind(entity: str) -> str:
     return "ai" if is_ai(entity) else "player"
 
 
-def _standing(claim: Claim, entity: str, name: str, rating: Rating) -> Standing:
+def _standing(claim: Claim, entity: str, name: str, rating: Rating, bot: bool = False) -> Standing:
     now = claim.clock().timestamp()
     ranked = is_ranked(entity, rating)
     provisional = rating.provisional_at(now) or not ranked
-    return Standing(entity, name, rating, rating.sigma_at(now), provisional, ranked)
+    return Standing(entity, name, rating, rating.sigma_at(now), provisional, ranked, bot)
 
 
 def _names(claim: Claim, entities: list[str]) -> dict[str, str]:
@@ -132,14 +134,34 @@ def _player(claim: Claim, player_id: str) -> Player:
     raise UnknownPlayer(f"no player {player_id!r}")
 
 
+ONLY, EXCLUDE = "only", "exclude"  # the leaderboard's filters of bots
+BOT_FILTERS = (ONLY, EXCLUDE)
+WHOLE_BOARD = 10**9  # entries: more than any board holds
+
+
 @use_case
-def leaderboard(claim: Claim, players: int, offset: int = 0, limit: int = 20) -> Leaderboard:
+def leaderboard(
+    claim: Claim, players: int, offset: int = 0, limit: int = 20, bots: str | None = None
+) -> Leaderboard:
     """The rated players and AI levels of `players`-player games: the ranked, best
-    skill first, then the players not ranked yet, best skill first."""
-    board = claim.ratings.board(players, offset, limit)
-    names = _names(claim, [entity for entity, _ in board.entries])
-    standings = [_standing(claim, e, names[e], rating) for e, rating in board.entries]
-    return Leaderboard(players, board.total, board.ranked, offset, standings)
+    skill first, then the players not ranked yet, best skill first. `bots`: `only`
+    the bots' accounts, or all but them (`exclude`); each entry says whether it is one.
+
+    A filtered board reads the whole board (the figures of every rated entity) and
+    keeps its page of those that pass: ranks and counts are of those."""
+    if bots is None:
+        board = claim.ratings.board(players, offset, limit)
+        entries, total, ranked = board.entries, board.total, board.ranked
+    else:
+        whole = claim.ratings.board(players, 0, WHOLE_BOARD)
+        flagged = claim.players.bots([e for e, _ in whole.entries if not is_ai(e)])
+        kept = [(e, r) for e, r in whole.entries if (e in flagged) == (bots == ONLY)]
+        total, ranked = len(kept), sum(is_ranked(e, r) for e, r in kept)
+        entries = kept[offset : offset + limit]
+    names = _names(claim, [entity for entity, _ in entries])
+    flagged = claim.players.bots([e for e, _ in entries if not is_ai(e)])
+    standings = [_standing(claim, e, names[e], r, e in flagged) for e, r in entries]
+    return Leaderboard(players, total, ranked, offset, standings)
 
 
 @use_case
@@ -153,11 +175,11 @@ def public_profile(claim: Claim, entity: str) -> Profile:
     else:
         player = _player(claim, entity)
         name, created_at = player.name, player.created_at
+    bot = not is_ai(entity) and player.bot
     standings = {}
     for players in PLAYER_COUNTS:
         rating = claim.ratings.rating(players, entity)
-        standings[players] = None if rating is None else _standing(claim, entity, name, rating)
+        standings[players] = None if rating is None else _standing(claim, entity, name, rating, bot)
     games = sum(s.rating.games for s in standings.values() if s is not None)
-    return Profile(
-        entity, name, created_at, games, standings, claim.ratings.history(entity, RECENT)
-    )
+    recent = claim.ratings.history(entity, RECENT)
+    return Profile(entity, name, created_at, games, standings, recent, bot)

@@ -207,8 +207,8 @@ def test_the_inbox_tells_the_seats_of_a_running_game_and_no_ending(client):
     join(client, game, 0, key=key)
     entry = inbox_entry(client, key, game["game_id"])
     assert entry["seats"] == [
-        {"seat": 0, "kind": "human", "level": None, "name": "Ann"},
-        {"seat": 1, "kind": "ai", "level": "greedy", "name": None},
+        {"seat": 0, "kind": "human", "level": None, "name": "Ann", "bot": False},
+        {"seat": 1, "kind": "ai", "level": "greedy", "name": None, "bot": False},
     ]
     assert (entry["ending"], entry["rematch"], entry["you_won"]) == (None, None, None)
 

@@ -207,3 +207,20 @@ def test_a_lost_subscription_tells_a_waiter_of_many_to_look_at_every_game_and_th
         heard = _heard(waiter, lambda heard: len(heard) == 2)
         assert heard == {first.id: None, second.id: None}  # their versions not known
         assert waiter.take_lobby()
+
+
+def test_a_players_waiter_is_told_of_the_player_and_of_the_games_added_to_it(watchers, store):
+    game, other = new_game(store, seed=1), new_game(store, seed=2)
+    with watchers.watching_player("ann") as waiter:
+        _quiet(waiter)
+        store.announce_player("bob")  # another player's news: nothing
+        assert not waiter.wait(0.3) and not waiter.take_player()
+        store.announce_player("ann")
+        assert waiter.wait(READY) and waiter.take_player() and not waiter.take_player()
+        watchers.watch_games(waiter, [game.id])
+        play(store, other, moves=1)
+        play(store, game, moves=1)
+        assert _heard(waiter, lambda heard: heard) == {game.id: Heard(2, again=False)}
+        assert watchers.count() == 1
+    assert watchers.count() == 0
+    store.announce_player("ann")  # nobody watches: nothing kept

@@ -5,6 +5,7 @@ import { factionName } from "./factions.js";
 
 function seatText(seat) {
   if (seat.kind === "ai") return `AI (${seat.level})`;
+  if (seat.bot) return `${seat.name} (bot)`;
   return seat.name ?? "open seat";
 }
 

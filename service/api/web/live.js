@@ -75,3 +75,40 @@ export function watch({ games = [], lobby = false }, onChange) {
     close: () => channel.close(),
   };
 }
+
+// The player's own stream (`/me/stream`, JSON lines): `onEvent` gets each event but
+// the keep-alives (the first, `state`, on each connection). It connects again after a
+// pause when the stream ends or fails (after a minute when refused: the player holds
+// as many as they may in other tabs and programs). Answers a handle to `close`.
+export function watchPlayer(key, onEvent) {
+  let stopped = false;
+  let controller = null;
+  let timer = null;
+  async function connect() {
+    controller = new AbortController();
+    let pause = 5000;
+    try {
+      const response = await fetch("/me/stream", { headers: { Authorization: `Bearer ${key}`, Accept: "application/x-ndjson" }, signal: controller.signal });
+      if (response.status === 429) pause = 60000;
+      if (response.ok) {
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffered = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffered += value;
+          const lines = buffered.split("\n");
+          buffered = lines.pop();
+          for (const line of lines.filter(Boolean)) {
+            const event = JSON.parse(line);
+            if (event.type !== "keepalive") onEvent(event);
+          }
+        }
+        pause = 1000;
+      }
+    } catch { /* gone: connect again */ }
+    if (!stopped) timer = setTimeout(connect, pause);
+  }
+  connect();
+  return { close: () => { stopped = true; clearTimeout(timer); controller?.abort(); } };
+}

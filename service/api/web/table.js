@@ -41,6 +41,7 @@ function badges(view, seat, me) {
   if (rel === "you") list.push(["you", "You"]);
   else if (rel) list.push([rel, rel === "partner" ? "Partner" : "Opponent"]);
   if (view.players === 4) list.push([`team team-${teamOf(seat)}`, teamName(teamOf(seat)).replace("team", "Team")]);
+  if (s.bot) list.push(["bot", "Bot"]);
   if (s.takeover) list.push(["ai", `AI (${s.takeover}) plays for ${seat === me ? "you" : "them"}`]);
   if (view.table.to_act === seat && view.status === "running") list.push(["acting", seat === me ? "Your turn" : "To play"]);
   return h("span", { class: "badges" }, list.map(([cls, text]) => h("span", { class: `badge ${cls}` }, text)));

@@ -1,11 +1,11 @@
 // /inbox: register (or sign in), then your games on every device, those waiting for
 // you first, updated live; your other devices.
-import { api } from "../api.js";
+import { api, problemsOnly } from "../api.js";
 import { guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
 import { showTurns } from "../attention.js";
-import { clockFace, failure, h, show } from "../dom.js";
+import { clockFace, copyField, failure, h, say, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
-import { watch } from "../live.js";
+import { watch, watchPlayer } from "../live.js";
 import { forgetPlayer, forgetSeat, player, seats } from "../store.js";
 import { readable, seatName } from "../words.js";
 
@@ -31,6 +31,47 @@ function entryItem(entry) {
   return gameItem(entry, { what, go, mark: entry.your_turn ? "your-turn" : "" });
 }
 
+// A challenge in words: who asked whom, for what game.
+function challengeText(c, me) {
+  const s = c.settings;
+  const who = (name, bot) => [name, bot ? h("span", { class: "badge bot" }, "bot") : null];
+  const ask = c.from === me.id ? ["You challenged ", who(c.to.startsWith("ai:") ? `AI (${c.to_name})` : c.to_name, c.to_bot)]
+    : [who(c.from_name, c.from_bot), " challenges you"];
+  const game = [`${s.players} players`, s.players > 2 ? `other seats AI (${s.others.slice(3)})` : null, s.rated ? "rated" : null,
+    s.move_time_limit ? `${clockFace(s.move_time_limit)} a move` : null].filter(Boolean).join(", ");
+  return [ask, h("span", { class: "muted" }, `: ${game}`)];
+}
+
+// Open challenges, each with what may be done to it: accept or decline one sent to
+// you, cancel one you sent. `changed(game id?)` after an answer.
+function challengeList(challenges, me, changed) {
+  const act = (c, action, label) => h("button", { type: "button", "aria-label": `${label} the challenge of ${c.from === me.id ? "yours to " + c.to_name : c.from_name}`, onclick: async () => {
+    try {
+      const done = await api("POST", `/challenges/${c.id}/${action}`, { credential: me.key });
+      changed(done.game_id);
+    } catch (error) { problemsOnly((e) => say(e.message))(error); changed(); }
+  } }, label);
+  const items = challenges.map((c) => h("li", { class: "challenge", "data-challenge": c.id }, h("div", {}, challengeText(c, me)),
+    h("div", { class: "game-go" }, c.to === me.id ? [act(c, "accept", "Accept"), " ", act(c, "decline", "Decline")] : act(c, "cancel", "Cancel"))));
+  return items.length ? h("ul", { class: "games", "aria-label": "open challenges" }, items) : h("p", { class: "muted" }, "No open challenge.");
+}
+
+// Challenge a player (by the id they gave you) or an AI level.
+function challengeForm(me, changed) {
+  const to = h("input", { id: "challenge-to", required: true, autocomplete: "off", placeholder: "a player id, or ai:greedy" });
+  const players = h("select", { id: "challenge-players", "aria-label": "players" }, [2, 3, 4].map((n) => h("option", { value: n }, `${n} players`)));
+  const rated = h("input", { id: "challenge-rated", type: "checkbox" });
+  return h("form", { class: "row", "aria-label": "challenge a player", onsubmit: async (event) => {
+    event.preventDefault();
+    try {
+      const made = await api("POST", "/challenges", { credential: me.key, body: { to: to.value.trim(), players: +players.value, rated: rated.checked } });
+      to.value = "";
+      changed(made.game_id);
+    } catch (error) { problemsOnly((e) => say(e.message))(error); }
+  } }, h("label", { class: "inline", for: "challenge-to" }, "Challenge"), to, players,
+  h("label", { class: "inline", for: "challenge-rated" }, rated, " rated"), h("button", { type: "submit" }, "Send"));
+}
+
 // What the page listens to, to let go of when it is drawn anew (registered, signed out).
 let listening = null;
 
@@ -46,9 +87,15 @@ export default async function inboxPage(welcome = null) {
     return;
   }
   const list = h("section", { "aria-labelledby": "inbox-games" }, h("h2", { id: "inbox-games" }, "Your games"), h("p", { class: "muted" }, "Loading…"));
+  // After a challenge is answered: to its game if one started, else the list again.
+  const challenged = (gameId) => { if (gameId) location.assign(`/play/${gameId}`); else draw(); };
+  const challengeBox = h("section", { "aria-labelledby": "inbox-challenges" }, h("h2", { id: "inbox-challenges" }, "Challenges"));
+  const challengeArea = h("div", {});
+  challengeBox.append(challengeArea, challengeForm(me, challenged),
+    h("p", { class: "muted" }, "Others challenge you with your player id: ", copyField(me.id, "your player id")));
   // `welcome`: a notice above the inbox, or one made with a way to draw the list again.
   const notice = typeof welcome === "function" ? welcome(() => draw()) : welcome;
-  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), list, otherDevice(me),
+  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), challengeBox, list, otherDevice(me),
     h("p", {}, h("a", { href: "/leaderboard" }, "Ratings"), " · ",
       h("button", { type: "button", onclick: () => {
         if (!confirm("Sign out of this browser? It forgets your key and every seat it holds; sign in again with a sign-in link or your key.")) return;
@@ -64,6 +111,7 @@ export default async function inboxPage(welcome = null) {
       const found = await api("GET", "/me/games?limit=100", { credential: me.key });
       const games = [...found.games].sort((a, b) => (b.your_turn - a.your_turn));
       showTurns(games.filter((entry) => entry.your_turn).length, "Inbox");
+      challengeArea.replaceChildren(challengeList(found.challenges ?? [], me, challenged));
       list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"),
         gameList("your games", games.map(entryItem), "No games yet: join a game with an invite link while signed in, and it comes here."));
       versions = new Map(games.filter((entry) => entry.status === "running" || entry.status === "open").slice(0, 40).map((entry) => [entry.game_id, entry]));
@@ -73,6 +121,7 @@ export default async function inboxPage(welcome = null) {
         forgetPlayer();
         return inboxPage(h("p", { class: "notice", role: "alert" }, "This device was signed out of your player. Sign in again, or register."));
       }
+      challengeArea.replaceChildren(challengeList(found.challenges ?? [], me, challenged));
       list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"), failure(error));
     }
   }
@@ -88,7 +137,11 @@ export default async function inboxPage(welcome = null) {
     if (change.type === "ready") connected = true;
     if (news) { clearTimeout(pending); pending = setTimeout(draw, 100); }
   });
+  // The player's own stream tells of challenges (and games joined elsewhere).
+  const own = watchPlayer(me.key, (event) => {
+    if (event.type !== "state" && event.type !== "your-turn") { clearTimeout(pending); pending = setTimeout(draw, 100); }
+  });
   const onVisible = () => { if (!document.hidden) draw(); };
   document.addEventListener("visibilitychange", onVisible);
-  listening = () => { live.close(); clearTimeout(pending); document.removeEventListener("visibilitychange", onVisible); };
+  listening = () => { live.close(); own.close(); clearTimeout(pending); document.removeEventListener("visibilitychange", onVisible); };
 }

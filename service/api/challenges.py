@@ -1,0 +1,149 @@
+"""`/challenges` and `/me/challenges`: a player challenges a named player or an AI
+level to a game; the challenged accepts or declines, the challenger may cancel."""
+
+from __future__ import annotations
+
+from flask import url_for
+from marshmallow import Schema, fields, validate
+
+from service import games
+from service.games import CHALLENGE_STATUSES, DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES
+
+from .auth import bearer_required, bearer_token
+from .fields import Flag
+from .games import BEARER, MAX_MOVE_TIME, MIN_MOVE_TIME, Factions, claim
+from .problems import Blueprint
+
+blp = Blueprint("challenges", __name__, description="Challenge a player or an AI level")
+
+
+class ChallengeRequestSchema(Schema):
+    to = fields.String(
+        required=True,
+        validate=validate.Length(1, 40),
+        metadata={"description": "a player's id, or `ai:<level>` (the game starts at once)"},
+    )
+    players = fields.Integer(strict=True, load_default=2, validate=validate.Range(2, 4))
+    factions = Factions(
+        load_default=games.RANDOM,
+        metadata={"description": "a preset or faction codes, as `POST /games` takes them"},
+    )
+    first_leader = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 3))
+    move_time_limit = fields.Integer(
+        strict=True,
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(MIN_MOVE_TIME, MAX_MOVE_TIME),
+        metadata={"description": "seconds a person has for each decision; null for none"},
+    )
+    timeout_policy = fields.String(
+        load_default=DEFAULT_TIMEOUT_POLICY, validate=validate.OneOf(TIMEOUT_POLICIES)
+    )
+    rated = Flag(
+        load_default=False,
+        metadata={"description": "a bot challenges a person to unrated games only"},
+    )
+    others = fields.String(
+        load_default=games.DEFAULT_OTHERS,
+        metadata={
+            "description": "with 3 or 4 players, the AI level of the seats beyond the"
+            " challenger (seat 0) and the challenged (seat 1): `ai:<level>`"
+        },
+    )
+
+
+class ChallengeSettingsSchema(Schema):
+    players = fields.Integer()
+    factions = fields.Raw(metadata={"description": "a preset name or faction codes"})
+    first_leader = fields.Integer()
+    move_time_limit = fields.Integer(allow_none=True)
+    timeout_policy = fields.String()
+    rated = fields.Boolean()
+    others = fields.String()
+
+
+class ChallengeSchema(Schema):
+    id = fields.String()
+    from_player = fields.String(data_key="from", metadata={"description": "the challenger"})
+    from_name = fields.String()
+    from_bot = fields.Boolean()
+    to = fields.String(metadata={"description": "the challenged: a player's id or ai:<level>"})
+    to_name = fields.String()
+    to_bot = fields.Boolean()
+    status = fields.String(metadata={"enum": list(CHALLENGE_STATUSES)})
+    settings = fields.Nested(ChallengeSettingsSchema)
+    created_at = fields.DateTime()
+    expires_at = fields.DateTime(metadata={"description": "an open challenge expires then"})
+    updated_at = fields.DateTime()
+    game_id = fields.String(allow_none=True, metadata={"description": "once accepted"})
+
+
+class ChallengesSchema(Schema):
+    challenges = fields.List(
+        fields.Nested(ChallengeSchema), metadata={"description": "oldest first"}
+    )
+
+
+def challenge_json(shown: games.Shown) -> dict:
+    """A challenge as the schema dumps it."""
+    body = games.challenge_body(shown)
+    return {**body, "from_player": body.pop("from")}
+
+
+@blp.route("/challenges", methods=["POST"])
+@bearer_required
+@blp.arguments(ChallengeRequestSchema)
+@blp.response(201, ChallengeSchema)
+@blp.doc(security=BEARER)
+def create(args):
+    """Challenge a player (by id) or an AI level (`ai:greedy`) to a game with the
+    settings `POST /games` takes (but the seats). The challenged player hears of it in
+    their stream and inbox; a challenge to an AI level starts its game at once
+    (`accepted`, with its `game_id`). An open challenge expires after
+    `CLAIM_CHALLENGE_EXPIRES` seconds."""
+    to = args.pop("to")
+    made = games.challenge(claim(), bearer_token(), to, games.ChallengeSettings(**args))
+    location = url_for("challenges.look", challenge_id=made.challenge.id)
+    return challenge_json(made), 201, {"Location": location}
+
+
+@blp.route("/challenges/<challenge_id>", methods=["GET"])
+@blp.response(200, ChallengeSchema)
+@blp.doc(security=BEARER)
+def look(challenge_id):
+    """A challenge of yours (sent or received)."""
+    return challenge_json(games.look_at(claim(), bearer_token(), challenge_id))
+
+
+@blp.route("/challenges/<challenge_id>/accept", methods=["POST"])
+@blp.response(200, ChallengeSchema)
+@blp.doc(security=BEARER)
+def accept(challenge_id):
+    """Accept a challenge sent to you: its game starts with both of you seated (play
+    with your player key). Again: the same game."""
+    return challenge_json(games.accept(claim(), bearer_token(), challenge_id))
+
+
+@blp.route("/challenges/<challenge_id>/decline", methods=["POST"])
+@blp.response(200, ChallengeSchema)
+@blp.doc(security=BEARER)
+def decline(challenge_id):
+    """Decline a challenge sent to you."""
+    return challenge_json(games.decline(claim(), bearer_token(), challenge_id))
+
+
+@blp.route("/challenges/<challenge_id>/cancel", methods=["POST"])
+@blp.response(200, ChallengeSchema)
+@blp.doc(security=BEARER)
+def cancel(challenge_id):
+    """Take back a challenge you sent."""
+    return challenge_json(games.cancel(claim(), bearer_token(), challenge_id))
+
+
+@blp.route("/me/challenges", methods=["GET"])
+@blp.response(200, ChallengesSchema)
+@blp.doc(security=BEARER)
+def mine():
+    """Your open challenges, sent and received, oldest first."""
+    found = games.open_challenges(claim(), bearer_token())
+    return {"challenges": [challenge_json(shown) for shown in found]}

@@ -1,0 +1,47 @@
+"""Challenges and bots in the browser: the inbox shows an open challenge as it comes
+(from the player's stream), with accept and decline, or cancel for one's own; a bot is
+marked in the inbox, on the table and on the leaderboard."""
+
+from __future__ import annotations
+
+from tests.web.conftest import DESKTOP, PHONE, assert_accessible, assert_fits
+from tests.web.test_devices import register
+
+
+def test_a_challenge_comes_live_is_accepted_and_its_bot_is_marked(site, new_page, tmp_path):
+    page = new_page(viewport=DESKTOP)
+    ann = register(page, "Ann")
+    robo = site.call("POST", "/players", {"name": "Robo", "bot": True})
+    page.wait_for_selector("text=No open challenge.")
+    site.call("POST", "/challenges", {"to": ann["id"], "factions": "claim"}, robo["key"])
+    item = page.wait_for_selector("li.challenge")  # told by the stream, not a reload
+    assert "Robo" in item.inner_text() and "challenges you" in item.inner_text()
+    assert item.query_selector(".badge.bot") is not None
+    assert_accessible(page)
+    page.screenshot(path=str(tmp_path / "inbox-challenge.png"), full_page=True)
+    page.click("li.challenge button:text-is('Accept')")
+    page.wait_for_url("**/play/*")
+    seat = page.wait_for_selector(".seat[data-seat='0']")  # Robo challenged: seat 0
+    assert seat.query_selector(".badge.bot") is not None
+    assert "Bot" in seat.inner_text()
+
+
+def test_ones_own_challenge_may_be_cancelled_and_a_declined_one_goes(site, new_page):
+    page = new_page(viewport=PHONE)
+    register(page, "Bea")
+    other = site.call("POST", "/players", {"name": "Cyd"})
+    page.fill("#challenge-to", other["player_id"])
+    page.click("form[aria-label='challenge a player'] button:text-is('Send')")
+    item = page.wait_for_selector("li.challenge:has-text('You challenged Cyd')")
+    assert_fits(page)
+    item.query_selector("button:text-is('Cancel')").click()
+    page.wait_for_selector("text=No open challenge.")
+    mine = site.call("GET", "/me/challenges", token=other["key"])
+    assert mine["challenges"] == []
+
+
+def test_the_leaderboard_filters_bots(site, new_page):
+    page = new_page(viewport=DESKTOP)
+    page.goto("/leaderboard?players=2&bots=only")
+    page.wait_for_selector("nav[aria-label='bots'] a[aria-current='page']:text-is('Bots only')")
+    assert_accessible(page)
