@@ -22,6 +22,7 @@ import httpx
 
 from .errors import ProblemError
 from .schemas import (
+    Analysis,
     Audit,
     Board,
     Challenge,
@@ -435,6 +436,16 @@ class Client:
     def export(self, game_id: str) -> str:
         """The ended game's log as JSON lines, byte for byte (for `claim verify-export`)."""
         return self._send("GET", f"/games/{game_id}/export")
+
+    @operation("POST", "/games/{game_id}/analysis")
+    def ask_analysis(self, game_id: str) -> Analysis:
+        """Ask the workers for the expert's analysis of the ended game (once: asked
+        again, the same one answers): its progress, then every decision judged."""
+        return self._send("POST", f"/games/{game_id}/analysis")
+
+    @operation("GET", "/games/{game_id}/analysis")
+    def analysis(self, game_id: str) -> Analysis:
+        return self._send("GET", f"/games/{game_id}/analysis")
 
     # -- players ---------------------------------------------------------------------
 

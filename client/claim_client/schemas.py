@@ -16,6 +16,16 @@ class Acquisition(TypedDict, total=False):
     source: Literal["prize", "deck", "draw"]
 
 
+class Analysis(TypedDict, total=False):
+    analysis_version: int
+    decisions: list[Judged]
+    done: int
+    game_id: str
+    status: Literal["queued", "running", "done", "failed"]
+    thresholds: dict[str, float]
+    total: int
+
+
 class Ask(TypedDict, total=False):
     email: Required[str]
 
@@ -293,6 +303,21 @@ class Joined(TypedDict, total=False):
     seat: int
     token: str
     view: GameView
+
+
+class Judged(TypedDict, total=False):
+    after: float
+    before: float
+    best: str
+    chances: list[float]
+    exact: bool
+    index: int
+    loss: float
+    mark: Literal["inaccuracy", "mistake", "blunder", None]
+    move: str
+    seat: int
+    side: int
+    step: int
 
 
 class Key(TypedDict, total=False):

@@ -144,6 +144,9 @@ def test_every_operation_of_the_contract_answers_through_the_client(server_url):
     assert client.resign(game_id)["view"]["status"] == "finished"
     assert client.audit(game_id)["commitment_verified"] is True
     assert client.export(game_id).count("\n") >= moved["version"]
+    asked = client.ask_analysis(game_id)
+    assert asked["game_id"] == game_id and asked["status"] in ("queued", "running", "done")
+    assert client.analysis(game_id)["total"] == asked["total"]
     assert client.rematch(game_id)["game_id"] != game_id
     assert client.ratings(players=2, bots="exclude")["players"] == 2
     assert client.profile("ai:greedy")["kind"] == "ai"
