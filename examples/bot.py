@@ -22,16 +22,18 @@ def play(client: Client, game_id: str) -> None:
             print(f"{game_id}: {refused}")
 
 
-def main() -> None:
+if __name__ == "__main__":
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--url", default="http://127.0.0.1:8000")
     options.add_argument("--key", help="the bot's key (default: register a new bot)")
+    options.add_argument("--name", default="Highcard", help="a new bot's name")
     options.add_argument("--challenge", help="a player's id, or an AI: ai:expert")
     options.add_argument("--games", type=int, help="stop after this many games")
     args = options.parse_args()
     client = Client(args.url, args.key)
     if not args.key:
-        print(f"registered; the bot's key (--key): {client.register('Highcard', bot=True)['key']}")
+        bot = client.register(args.name, bot=True)
+        print(f"registered; my id: {bot['player_id']}; my key (--key): {bot['key']}")
     if args.challenge:
         client.challenge(args.challenge, rated=True)  # an AI: the game starts at once
     finished = set()
@@ -43,6 +45,8 @@ def main() -> None:
             for challenge in event.data["challenges"]:
                 if challenge["to"] == client.me()["player_id"]:
                     client.accept(challenge["id"])
+        elif event.type == "game-started":  # a challenge accepted, by the bot or to it
+            print(f"watch it: {args.url}/play/{event.data['game_id']}")
         elif event.type == "challenge":
             client.accept(event.data["challenge"]["id"])
         elif event.type == "your-turn":
@@ -52,8 +56,4 @@ def main() -> None:
             change = (event.data["rating"] or {}).get("change")  # None: unrated
             print(f"game over; won: {event.data['you_won']}; rating change: {change}")
             if len(finished) == args.games:
-                return
-
-
-if __name__ == "__main__":
-    main()
+                break

@@ -11,8 +11,8 @@ See docs/bots.md of the server's repository.
 """
 
 from .client import Client, SeatToken
-from .errors import ProblemError
+from .errors import ProblemError, Unreachable
 from .streams import StreamEvent
 
-__all__ = ["Client", "ProblemError", "SeatToken", "StreamEvent"]
+__all__ = ["Client", "ProblemError", "SeatToken", "StreamEvent", "Unreachable"]
 __version__ = "0.1.0"

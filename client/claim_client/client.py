@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from .errors import ProblemError
+from .errors import ProblemError, Unreachable
 from .schemas import (
     Analysis,
     Audit,
@@ -57,6 +57,7 @@ from .streams import StreamEvent, server_sent
 
 OVER = ("finished", "aborted")
 RETRIED = (429, 503)  # refused before anything changed, or unavailable for a while
+NOT_CONNECTED = (httpx.ConnectError, httpx.ConnectTimeout)  # nothing was sent
 
 Call = TypeVar("Call", bound=Callable[..., Any])
 
@@ -90,7 +91,10 @@ class Client:
     `Retry-After` (at most `max_wait` seconds), else 0.5 s doubling, `retries` times.
     A live stream that gets no byte for `stall_after` seconds (the server sends a
     keep-alive every 15) is taken for dead and opened again where it stopped; a live
-    stream is opened again however long the server is away.
+    stream is opened again however long the server is away. But a server that never
+    answered this client is not waited for (a wrong URL, or none started there): a
+    connection that cannot be made raises `Unreachable`, at once to such a server,
+    else when the request would not be sent again.
     """
 
     def __init__(
@@ -111,6 +115,7 @@ class Client:
         self.not_seated: set[str] = set()  # games the player key opens no seat of
         self.timeout, self.retries, self.max_wait = timeout, retries, max_wait
         self.stall_after = stall_after
+        self.answered = False  # whether the server has answered this client yet
         self._http = httpx.Client(base_url=self.url, timeout=timeout, transport=transport)
 
     def close(self) -> None:
@@ -178,10 +183,14 @@ class Client:
             response = None
             try:
                 response = self._http.request(method, path, headers=headers, **options)
+            except NOT_CONNECTED as error:
+                if not (repeatable and self.answered) or attempt == self.retries:
+                    raise Unreachable(self.url, error) from None
             except httpx.TransportError:
                 if not repeatable or attempt == self.retries:
                     raise
             else:
+                self.answered = True
                 busy = response.status_code == 429 or (response.status_code == 503 and repeatable)
                 if attempt == self.retries or not busy:
                     break
@@ -205,8 +214,9 @@ class Client:
         """The events of a live stream, for ever: when it ends, is cut or stalls, or the
         server is away or busy (429, 503), it is opened again (after 0.5 s doubling up
         to 8 s, or `Retry-After`) with the last id seen, as a browser's EventSource
-        does. A connection that ends having told nothing asks `quiet_end` whether to
-        stop. Other refusals raise `ProblemError`."""
+        does; but a server that never answered raises `Unreachable`. A connection that
+        ends having told nothing asks `quiet_end` whether to stop. Other refusals raise
+        `ProblemError`."""
         timeout = httpx.Timeout(self.timeout, read=self.stall_after)
         attempt = 0
         while True:
@@ -220,6 +230,7 @@ class Client:
                 with self._http.stream(
                     "GET", path, params=params, headers=headers, timeout=timeout
                 ) as response:
+                    self.answered = True
                     if response.status_code in RETRIED:
                         self._wait(response, min(attempt, 4))
                         attempt += 1
@@ -233,7 +244,9 @@ class Client:
                         if event.id is not None:
                             last_event_id = event.id
                         yield event
-            except (httpx.TransportError, httpx.StreamError):  # stalled, cut or refused
+            except (httpx.TransportError, httpx.StreamError) as error:  # stalled, cut, refused
+                if isinstance(error, NOT_CONNECTED) and not self.answered:
+                    raise Unreachable(self.url, error) from None
                 self._wait(None, min(attempt, 4))
                 attempt += 1
                 continue

@@ -1,4 +1,5 @@
-"""The server's refusals (RFC 9457 problems) as one exception type."""
+"""The server's refusals (RFC 9457 problems) as one exception type, and a server that
+cannot be reached as another."""
 
 from __future__ import annotations
 
@@ -27,3 +28,16 @@ class ProblemError(Exception):
         except ValueError:  # not JSON: a proxy's page
             problem = {"detail": response.text[:200]}
         return cls(response.status_code, problem if isinstance(problem, dict) else {})
+
+
+class Unreachable(ConnectionError):
+    """No connection could be made to `url`: a wrong URL, or no server started there.
+    `reason` is httpx's error (raised from None: the message says it, in one line)."""
+
+    def __init__(self, url: str, reason: Exception):
+        self.url = url
+        self.reason = reason
+        super().__init__(
+            f"no Claim server answers at {url} ({reason or type(reason).__name__}):"
+            " is it running (`claim serve`), and is that its address?"
+        )

@@ -11,6 +11,7 @@ import time
 
 from claim_client import Client
 
+from service.runtime.local_cluster import free_port
 from tests.client.conftest import CLIENT, ROOT
 
 PATIENCE = 300  # seconds for the whole game, AI turns included
@@ -32,15 +33,16 @@ def bot_command(url: str, *options: str) -> list[str]:
 
 def test_the_example_bot_plays_a_whole_rated_game_against_ai_greedy(server_url, tmp_path):
     ran = subprocess.run(
-        bot_command(server_url, "--challenge", "ai:greedy"),
+        bot_command(server_url, "--challenge", "ai:greedy", "--name", "Lowball"),
         cwd=tmp_path, env=BOT_ENV, capture_output=True, text=True, timeout=PATIENCE,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout + ran.stderr
-    key = re.search(r"key \(--key\): (\S+)", ran.stdout).group(1)
+    registered = re.search(r"my id: (\S+); my key \(--key\): (\S+)", ran.stdout)
     assert "game over" in ran.stdout and "watch it: " in ran.stdout
 
-    bot = Client(server_url, key)
+    bot = Client(server_url, registered.group(2))
     me = bot.me()
+    assert (me["player_id"], me["name"]) == (registered.group(1), "Lowball")
     (game,) = bot.my_games(status="finished")["games"]
     view = bot.game(game["game_id"])
     assert view["rated"] and view["status"] == "finished"
@@ -89,3 +91,13 @@ def test_the_example_bot_accepts_a_challenge_and_plays_it_out(server_url, tmp_pa
         bot.wait()
     assert person.challenge_of(challenge["id"])["game_id"] == game_id
     assert "game over" in log.read_text()
+    assert f"watch it: {server_url}/play/{game_id}" in log.read_text()  # told on game-started
+
+
+def test_the_example_bot_says_when_no_server_answers_at_its_url(tmp_path):
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    ran = subprocess.run(
+        bot_command(url), cwd=tmp_path, env=BOT_ENV, capture_output=True, text=True, timeout=60
+    )
+    assert ran.returncode == 1
+    assert f"no Claim server answers at {url}" in ran.stderr.splitlines()[-1]

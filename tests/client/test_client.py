@@ -13,8 +13,9 @@ from typing import ClassVar
 import httpx
 import pytest
 import yaml
-from claim_client import Client, ProblemError
+from claim_client import Client, ProblemError, Unreachable
 
+from service.runtime.local_cluster import free_port
 from tests.client.conftest import ROOT
 from tests.client.test_contract import contract_operations
 
@@ -252,6 +253,44 @@ def test_a_request_that_may_have_changed_something_is_not_sent_again_after_a_503
         client.create_game(2)
     assert refused.value.status == 503
     assert [request.method for request in faulty.sent] == ["POST"]
+
+
+class Unconnected(httpx.HTTPTransport):
+    """A transport whose requests to `path` cannot connect, the first `times` of them."""
+
+    def __init__(self, path: str, times: int):
+        super().__init__()
+        self.path, self.times = path, times
+        self.sent: list[str] = []
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(request.url.path)
+        if request.url.path == self.path and self.times:
+            self.times -= 1
+            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+        return super().handle_request(request)
+
+
+def test_a_server_that_never_answered_is_told_unreachable_at_once():
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    unconnected = Unconnected("/healthz", times=99)
+    client = Client(url, "some-key", transport=unconnected)
+    with pytest.raises(Unreachable, match=f"no Claim server answers at {url}") as unreachable:
+        client.health()
+    assert "Connection refused" in str(unreachable.value)
+    assert unconnected.sent == ["/healthz"]  # not sent again
+    with pytest.raises(Unreachable):
+        next(Client(url, "some-key").my_events())
+    with pytest.raises(Unreachable):
+        Client(url).register("Ann")
+
+
+def test_a_read_that_cannot_connect_to_a_server_that_answered_is_sent_again(server_url):
+    unconnected = Unconnected("/readyz", times=1)
+    client = Client(server_url, transport=unconnected)
+    assert client.health()["status"] == "ok"
+    assert client.ready()["store"] == "ok"
+    assert unconnected.sent == ["/healthz", "/readyz", "/readyz"]
 
 
 def test_a_game_stream_resumes_after_the_last_version_seen(server_url):
