@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from service.ai import greedy
+from service.ai import analysis, greedy
 from service.ai.analysis import BLUNDER, _SeatView, analyse
 from service.ai.determinize import sample_state, states
 from service.ai.endgame import solve
@@ -203,3 +203,44 @@ def test_the_playouts_view_of_a_seat_is_its_observation_but_for_the_history(play
         decision = greedy(view, random.Random(0))
         assert decision == greedy(seen, random.Random(0))
         state = apply(state, decision)
+
+
+def test_a_2_player_phase_2_too_big_to_solve_is_judged_by_graded_playouts():
+    """Its first tricks, 13 to 11 cards a hand: no one greedy playout's 1 or 0, but
+    randomized playouts giving graded chances with their error, marked only beyond it."""
+    settings, deck, decisions = a_game(2, deck_seed=5)
+    state, index = new_game(settings, deck), 0
+    while state.phase == 1:
+        state = apply(state, decisions[index][1], seat=decisions[index][0])
+        index += 1
+    rough = list(analyse(settings, deck, decisions, SEED, start=index, stop=index + 4))
+    assert [judged.phase for judged in rough] == [2] * 4
+    assert all(judged.method == "playouts" and judged.error < 1 for judged in rough)
+    graded = [c for judged in rough for c in (judged.before, judged.after) if 0 < c < 1]
+    assert graded  # a share of the playouts, not one playout's 1 or 0
+    assert all(judged.mark is None for judged in rough if judged.loss <= 2 * judged.error)
+
+
+def test_a_winning_decision_is_judged_exactly_though_its_rivals_are_too_big_to_solve(
+    monkeypatch,
+):
+    """Nothing does better than a win: a decision played that is solved as a win is
+    judged exact, whatever the other candidates; one too big to solve is played out."""
+    settings, deck, decisions, index = a_decided_blunder()
+    winner = index + 1  # the seat that profits, playing perfectly on
+    solved = analysis._solved
+    calls = []
+
+    def first_only(state):  # only the first candidate (the decision played) is solved
+        calls.append(state)
+        return solved(state) if len(calls) == 1 else None
+
+    monkeypatch.setattr(analysis, "_solved", first_only)
+    [judged] = analyse(settings, deck, decisions, SEED, start=winner, stop=winner + 1)
+    assert len(calls) == 2  # the second candidate too big: no more tried
+    assert judged.method == "exact" and (judged.before, judged.after) == (1.0, 1.0)
+    assert judged.best == judged.played and judged.mark is None
+
+    monkeypatch.setattr(analysis, "_solved", lambda state: None)
+    [rough] = analyse(settings, deck, decisions, SEED, start=winner, stop=winner + 1)
+    assert rough.method == "playouts" and rough.played == judged.played

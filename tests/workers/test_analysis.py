@@ -71,7 +71,9 @@ def test_a_running_game_is_not_analysed_and_nothing_is_kept(claim, client):
     assert refused.json["type"] == "/problems/game-not-over"
     assert queued(claim) == []
     never = client.get(f"/games/{game.id}/analysis")
-    assert never.status_code == 404 and never.json["type"] == "/problems/unknown-analysis"
+    assert never.status_code == 200
+    assert (never.json["status"], never.json["done"], never.json["decisions"]) == ("none", 0, [])
+    assert never.json["total"] == 2
     for method in ("get", "post"):
         unknown = getattr(client, method)("/games/nosuchgame/analysis")
         assert unknown.status_code == 404 and unknown.json["type"] == "/problems/unknown-game"
