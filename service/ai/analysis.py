@@ -10,14 +10,16 @@ search fits `ENDGAME_POSITIONS` from `ENDGAME_CARDS` cards a hand (measured: up 
 45,000 positions a candidate at 9 cards, 20,000 to 90,000 at 10, 45,000 to 380,000 at
 11, 100,000 to 260,000 at 12 and 13; 30,000 to 100,000 positions a second), else
 played out `PLAYOUTS` times with both seats playing greedy's decision but a random one
-at each decision with the chance `WANDER` ("playouts", a rough estimate: one greedy
-playout would tell 1 or 0 alone, nothing graded), each candidate in the same playouts.
+at each decision with the chance `WANDER` ("playouts", each candidate in the same
+playouts: one greedy playout would tell 1 or 0 alone, nothing graded). That estimate is
+rough: it can be far from perfect play's (a decision that wins for sure estimated at a
+third, in a test), so it is shown, never marked.
 
 The seat's chance before a decision is that of the best candidate (the expert's
 preferred decision), after it that of the decision played; the difference is what the
-decision lost, marked past `INACCURACY`, `MISTAKE` and `BLUNDER` when it is also more
-than `SIGNIFICANCE` standard errors of the paired differences of the deals (a loss
-that the deals drawn could have made up is not marked). A chance counts a win as 1
+decision lost, marked past `INACCURACY`, `MISTAKE` and `BLUNDER` when it is exact, or
+sampled and more than `SIGNIFICANCE` standard errors of the paired differences of the
+deals (a loss that the deals drawn could have made up is not marked). A chance counts a win as 1
 and a draw as the share of the sides that drew.
 
 The work is fixed (`DEALS` per decision, `ENDGAME_POSITIONS`), and each decision's
@@ -91,8 +93,8 @@ class Judged:
 
     @property
     def mark(self) -> str | None:
-        """ "blunder", "mistake", "inaccuracy", or None."""
-        if self.loss <= SIGNIFICANCE * self.error:
+        """ "blunder", "mistake", "inaccuracy", or None (always, for a rough estimate)."""
+        if self.method == "playouts" or self.loss <= SIGNIFICANCE * self.error:
             return None
         return next((name for threshold, name in MARKS if self.loss > threshold), None)
 

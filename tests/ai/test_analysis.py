@@ -207,7 +207,7 @@ def test_the_playouts_view_of_a_seat_is_its_observation_but_for_the_history(play
 
 def test_a_2_player_phase_2_too_big_to_solve_is_judged_by_graded_playouts():
     """Its first tricks, 13 to 11 cards a hand: no one greedy playout's 1 or 0, but
-    randomized playouts giving graded chances with their error, marked only beyond it."""
+    randomized playouts giving graded chances, a rough estimate never marked."""
     settings, deck, decisions = a_game(2, deck_seed=5)
     state, index = new_game(settings, deck), 0
     while state.phase == 1:
@@ -218,7 +218,7 @@ def test_a_2_player_phase_2_too_big_to_solve_is_judged_by_graded_playouts():
     assert all(judged.method == "playouts" and judged.error < 1 for judged in rough)
     graded = [c for judged in rough for c in (judged.before, judged.after) if 0 < c < 1]
     assert graded  # a share of the playouts, not one playout's 1 or 0
-    assert all(judged.mark is None for judged in rough if judged.loss <= 2 * judged.error)
+    assert all(judged.mark is None for judged in rough)
 
 
 def test_a_winning_decision_is_judged_exactly_though_its_rivals_are_too_big_to_solve(

@@ -52,7 +52,7 @@ export function markedNote(view, analysis, step, hand = null) {
 const HOW = {
   exact: "solved exactly: nothing was hidden",
   deals: "estimated over 40 deals of the cards the player could not see",
-  playouts: "a rough estimate: randomized playouts, as the position was too big to solve",
+  playouts: "a rough estimate from randomized playouts, as the position was too big to solve: never marked",
 };
 
 // The verdict on the decision of `step`, from its player's point of view: what it
@@ -169,7 +169,7 @@ function howSure(analysis) {
     "Each side's line is its chance of winning as its players saw it, each of its decisions drawn from the chance before it (with the expert's choice) to after it: the figures of the verdict. ",
     "Phase 1 (and any hidden cards) is estimated over 40 deals of the cards the player could not see. ",
     exact ? `A 2-player phase 2 hides nothing: ${exact} are solved exactly. ` : "",
-    rough ? `Its first tricks (${rough}, dashed) were too big to solve: a rough estimate from randomized playouts, marked only beyond their noise.` : "");
+    rough ? `Its first tricks (${rough}, dashed) were too big to solve: a rough estimate from randomized playouts, which can be far from perfect play's value, so never marked.` : "");
 }
 
 function marksList(view, analysis, onStep) {
@@ -182,7 +182,7 @@ function marksList(view, analysis, onStep) {
 
 function thresholdsNote(analysis) {
   const { inaccuracy, mistake, blunder } = analysis.thresholds;
-  return h("p", { class: "muted" }, `A decision is marked when it lost more than ${percent(inaccuracy)} of its side's chance of winning (an inaccuracy), ${percent(mistake)} (a mistake) or ${percent(blunder)} (a blunder), beyond the noise of the sampled deals or playouts, each estimate from what its player knew then.`);
+  return h("p", { class: "muted" }, `A decision is marked when it lost more than ${percent(inaccuracy)} of its side's chance of winning (an inaccuracy), ${percent(mistake)} (a mistake) or ${percent(blunder)} (a blunder), beyond the noise of the sampled deals (a rough estimate is never marked), each estimate from what its player knew then.`);
 }
 
 function decisionsTable(view, analysis) {
