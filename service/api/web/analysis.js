@@ -85,15 +85,18 @@ function frame() {
 
 const xOf = (f, step, last) => f.pad.left + (step / Math.max(1, last)) * (f.width - f.pad.left - f.pad.right);
 
-// Move the graph's line of the step shown to `step` and say the verdict on it.
-export function showStep(panel, view, analysis, step, last, hand = null) {
+// Move the graph's line of the step shown to `step`.
+export function showStep(panel, step, last) {
   const cursor = panel.querySelector(".cursor");
   const svg = panel.querySelector("#chances");
-  if (cursor && svg) {
-    const x = xOf(JSON.parse(svg.dataset.frame), step, last);
-    cursor.setAttribute("x1", x);
-    cursor.setAttribute("x2", x);
-  }
+  if (!cursor || !svg) return;
+  const x = xOf(JSON.parse(svg.dataset.frame), step, last);
+  cursor.setAttribute("x1", x);
+  cursor.setAttribute("x2", x);
+}
+
+// Say the verdict on the decision of `step` (once: a live region announces each change).
+export function showVerdict(panel, view, analysis, step, hand = null) {
   panel.querySelector("#verdict")?.replaceChildren(verdict(view, analysis, step, hand));
 }
 

@@ -4,7 +4,7 @@
 // its whole log checked in this page: chain, seal, deck and rules (proof.js); and the
 // expert's analysis, asked for with a button and polled while the workers compute it
 // (analysis.js draws it).
-import { analysisControl, analysisPanel, markedNote, showStep } from "../analysis.js";
+import { analysisControl, analysisPanel, markedNote, showStep, showVerdict } from "../analysis.js";
 import { api } from "../api.js";
 import { failure, h, panel, show } from "../dom.js";
 import { replayProof } from "../proof.js";
@@ -57,7 +57,7 @@ export default async function replayPage(gameId) {
     previous.disabled = step === 0;
     next.disabled = step === last;
     const judged = analysis?.status === "done" && analysis.decisions.find((d) => d.step === step);
-    showStep(analysisBox, game, analysis, step, last);
+    showStep(analysisBox, step, last);
     try {
       // The hand its player chose from: the step before, every hand face up.
       const [shownStep, before] = await Promise.all([api("GET", `/games/${gameId}/replay/${step}`),
@@ -65,17 +65,20 @@ export default async function replayPage(gameId) {
       if (+slider.value !== step) return;  // moved on meanwhile
       const view = shownStep.view;
       const hand = before?.view.revealed?.hands[judged.seat] ?? null;
-      if (hand) showStep(analysisBox, game, analysis, step, last, hand);
+      showVerdict(analysisBox, game, analysis, step, hand);
       body.replaceChildren(...[panel("This step", h("ul", { id: "account" }, shownStep.account.map((line) => h("li", {}, readable(line, view)))), markedNote(game, analysis, step, hand)),
         view.table ? tableElement(view, null, view.table.trick.length) : null, resultPanel(view, null),
         view.table ? factionsPanel(view, null) : null].filter(Boolean));
       if (reveal) document.getElementById("verdict")?.scrollIntoView({ block: "nearest" });
-    } catch (error) { body.replaceChildren(failure(error)); }
+    } catch (error) {
+      body.replaceChildren(failure(error));
+      showVerdict(analysisBox, game, analysis, step);
+    }
   }
   slider.addEventListener("input", () => go(+slider.value));
   document.addEventListener("keydown", (event) => {
     // The slider steps itself; a text field keeps its keys.
-    if (event.altKey || event.ctrlKey || event.metaKey || event.target.matches?.("input, select, textarea, [contenteditable]")) return;
+    if (!body.isConnected || event.altKey || event.ctrlKey || event.metaKey || event.target.matches?.("input, select, textarea, [contenteditable]")) return;
     if (event.key === "ArrowLeft") { go(current - 1); event.preventDefault(); }
     if (event.key === "ArrowRight") { go(current + 1); event.preventDefault(); }
   });
