@@ -6,7 +6,8 @@ again consistently with what the seat knows (`determinize.py`), and in each deal
 decision played and greedy's best few are played out by greedy at every seat; every
 candidate is played in the same deals (`method` "deals"). A 2-player phase 2 hides
 nothing: there each candidate is solved exactly (`endgame.py`, "exact") when the
-search fits `ENDGAME_POSITIONS` from `ENDGAME_CARDS` cards a hand (measured: up to
+search fits `ENDGAME_POSITIONS` from `ENDGAME_CARDS` cards a hand (the position
+itself, for perfect play's decision and chance, and the decision played) (measured: up to
 45,000 positions a candidate at 9 cards, 20,000 to 90,000 at 10, 45,000 to 380,000 at
 11, 100,000 to 260,000 at 12 and 13; 30,000 to 100,000 positions a second), else
 played out `PLAYOUTS` times with both seats playing greedy's decision but a random one
@@ -147,17 +148,26 @@ def estimate(
 ) -> tuple[dict[Decision, list[tuple[float, ...]]], str]:
     """Each candidate's wins per side in each deal that the observing seat cannot
     tell from the real game, or in each playout of a 2-player phase 2 (one when it is
-    solved); and the method (one of `METHODS`). Solved, the candidates may be fewer:
-    the decision played (the first) and those before the first too big to solve, when
-    one of them wins (none can do better)."""
+    solved); and the method (one of `METHODS`). Solved, the candidates are the decision
+    played (the first) and perfect play's, whichever greedy ranks it; or, that too big
+    to solve, those before the first too big to solve, when one of them wins (none can
+    do better)."""
     if observation.players == 2 and observation.phase == 2:
         state = sample_state(observation, rng)  # the only state there is
         if len(observation.hand) <= ENDGAME_CARDS:
+            played = candidates[0]
+            if (root := _solved(state)) is not None:
+                chances, best = root
+                solved = {best: [chances]}
+                if played != best and (after := _solved(apply(state, played))) is not None:
+                    solved[played] = [after[0]]
+                if played in solved:
+                    return solved, "exact"
             solved = {}
             for decision in candidates:
-                if (chances := _solved(apply(state, decision))) is None:
+                if (after := _solved(apply(state, decision))) is None:
                     break  # too big to solve yet: the rest would be too
-                solved[decision] = [chances]
+                solved[decision] = [after[0]]
             if len(solved) == len(candidates) or any(
                 deals[0][observation.side] == 1.0 for deals in solved.values()
             ):
@@ -176,16 +186,17 @@ def estimate(
     return outcomes, "deals"
 
 
-def _solved(state: State) -> tuple[float, ...] | None:
-    """A 2-player state's chances under perfect play, or None past the budget."""
+def _solved(state: State) -> tuple[tuple[float, ...], Decision | None] | None:
+    """A 2-player state's chances under perfect play and the decision of perfect play
+    (None at the end), or None past the budget."""
     if state.to_act is None:
-        return _shares(state)
+        return _shares(state), None
     side = side_of(2, state.to_act)
     solution = solve(state, side, ENDGAME_POSITIONS)
     if solution is None:
         return None
     mine, theirs = solution.value, 1 - solution.value
-    return (mine, theirs) if side == 0 else (theirs, mine)
+    return ((mine, theirs) if side == 0 else (theirs, mine)), solution.decision
 
 
 def _played_out(state: State, rng: random.Random) -> State:

@@ -13,6 +13,7 @@ from service.ai import analysis, greedy
 from service.ai.analysis import BLUNDER, _SeatView, analyse
 from service.ai.determinize import sample_state, states
 from service.ai.endgame import solve
+from service.ai.greedy import ranked
 from service.domain import (
     Observation,
     Settings,
@@ -231,16 +232,36 @@ def test_a_winning_decision_is_judged_exactly_though_its_rivals_are_too_big_to_s
     solved = analysis._solved
     calls = []
 
-    def first_only(state):  # only the first candidate (the decision played) is solved
+    def played_only(state):  # the position too big to solve, and every candidate but the first
         calls.append(state)
-        return solved(state) if len(calls) == 1 else None
+        return solved(state) if len(calls) == 2 else None
 
-    monkeypatch.setattr(analysis, "_solved", first_only)
+    monkeypatch.setattr(analysis, "_solved", played_only)
     [judged] = analyse(settings, deck, decisions, SEED, start=winner, stop=winner + 1)
-    assert len(calls) == 2  # the second candidate too big: no more tried
+    assert len(calls) == 3  # the second candidate too big: no more tried
     assert judged.method == "exact" and (judged.before, judged.after) == (1.0, 1.0)
     assert judged.best == judged.played and judged.mark is None
 
     monkeypatch.setattr(analysis, "_solved", lambda state: None)
     [rough] = analyse(settings, deck, decisions, SEED, start=winner, stop=winner + 1)
     assert rough.method == "playouts" and rough.played == judged.played
+
+
+def test_an_exact_judgement_weighs_perfect_play_whatever_greedy_ranks_it():
+    """In a solved 2-player phase 2, `before` is the position's value under perfect
+    play, and `best` its decision (or the decision played, as good), even where greedy
+    ranks that decision low."""
+    settings, deck, decisions, index = a_decided_blunder()
+    start = index - 6
+    judged = list(analyse(settings, deck, decisions, SEED, start=start))
+    state = new_game(settings, deck)
+    for seat, decision in decisions[:start]:
+        state = apply(state, decision, seat=seat)
+    outside_greedy = 0
+    for one, (seat, decision) in zip(judged, decisions[start:], strict=True):
+        solution = solve(state, seat, budget=1_000_000)
+        assert one.exact and one.before == solution.value
+        assert one.best in (solution.decision, one.played if one.after == one.before else None)
+        outside_greedy += solution.decision not in ranked(observe(state, seat))[:3]
+        state = apply(state, decision, seat=seat)
+    assert outside_greedy  # the case: a decision greedy would not have weighed

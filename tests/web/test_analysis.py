@@ -158,6 +158,7 @@ def test_the_replay_draws_the_analysis_with_its_marks_and_the_better_decision(si
     assert in_view(phone, "#verdict")
     assert_accessible(phone)
     screenshot(phone, "replay-analysis-phone")
+    phone.locator("figure.chances").screenshot(path=SCREENSHOTS / "replay-analysis-phone-graph.png")
 
 
 def in_view(page, selector: str) -> bool:
