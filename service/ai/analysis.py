@@ -5,16 +5,16 @@ seat's observation at the time (RULES.md 8), nothing else: the hidden cards are 
 again consistently with what the seat knows (`determinize.py`), and in each deal the
 decision played and greedy's best few are played out by greedy at every seat; every
 candidate is played in the same deals (`method` "deals"). A 2-player phase 2 hides
-nothing: there each candidate is solved exactly (`endgame.py`, "exact") when the
-search fits `ENDGAME_POSITIONS` from `ENDGAME_CARDS` cards a hand (the position
-itself, for perfect play's decision and chance, and the decision played) (measured: up to
-45,000 positions a candidate at 9 cards, 20,000 to 90,000 at 10, 45,000 to 380,000 at
-11, 100,000 to 260,000 at 12 and 13; 30,000 to 100,000 positions a second), else
-played out `PLAYOUTS` times with both seats playing greedy's decision but a random one
-at each decision with the chance `WANDER` ("playouts", each candidate in the same
-playouts: one greedy playout would tell 1 or 0 alone, nothing graded). That estimate is
-rough: it can be far from perfect play's (a decision that wins for sure estimated at a
-third, in a test), so it is shown, never marked.
+nothing: from `ENDGAME_CARDS` cards a hand, the position (for perfect play's decision
+and value) and the decision played are solved exactly (`endgame.py`, "exact") when each
+search fits `ENDGAME_POSITIONS` (measured: up to 45,000 positions a candidate at 9
+cards, 20,000 to 90,000 at 10, 45,000 to 380,000 at 11, 100,000 to 260,000 at 12 and
+13; 30,000 to 100,000 positions a second). Before that, or past the budget, each
+candidate is played out `PLAYOUTS` times with both seats playing greedy's decision
+but a random one with the chance `WANDER` at each ("playouts", the candidates in the
+same playouts: graded, where one greedy playout would tell 1 or 0). That estimate is
+rough: it can be far from perfect play's (a sure win put at a third, in a test), so it
+is shown, never marked.
 
 The seat's chance before a decision is that of the best candidate (the expert's
 preferred decision), after it that of the decision played; the difference is what the

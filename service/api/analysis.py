@@ -47,7 +47,7 @@ class JudgedSchema(Schema):
             "enum": list(METHODS),
             "description": "exact (a 2-player phase 2 solved), deals (the hidden cards dealt"
             " again 40 times), playouts (a 2-player phase 2 too big to solve: 40 playouts"
-            " with random decisions among greedy's, a rough estimate)",
+            " with random decisions among greedy's: a rough estimate, never marked)",
         }
     )
 
