@@ -21,7 +21,7 @@ class Analysis(TypedDict, total=False):
     decisions: list[Judged]
     done: int
     game_id: str
-    status: Literal["queued", "running", "done", "failed"]
+    status: Literal["none", "queued", "running", "done", "failed"]
     thresholds: dict[str, float]
     total: int
 
@@ -314,7 +314,9 @@ class Judged(TypedDict, total=False):
     index: int
     loss: float
     mark: Literal["inaccuracy", "mistake", "blunder", None]
+    method: Literal["exact", "deals", "playouts"]
     move: str
+    phase: int
     seat: int
     side: int
     step: int

@@ -4,15 +4,23 @@ For every decision, the deciding seat's chance of winning is estimated from that
 seat's observation at the time (RULES.md 8), nothing else: the hidden cards are dealt
 again consistently with what the seat knows (`determinize.py`), and in each deal the
 decision played and greedy's best few are played out by greedy at every seat; every
-candidate is played in the same deals. A 2-player phase 2 hides nothing: there each
-candidate is solved exactly (`endgame.py`) when the search is small enough (about 9
-cards a hand), else played out once by greedy (deterministic: its verdict, 1 or 0).
+candidate is played in the same deals (`method` "deals"). A 2-player phase 2 hides
+nothing: from `ENDGAME_CARDS` cards a hand, the position (for perfect play's decision
+and value) and the decision played are solved exactly (`endgame.py`, "exact") when each
+search fits `ENDGAME_POSITIONS` (measured: up to 45,000 positions a candidate at 9
+cards, 20,000 to 90,000 at 10, 45,000 to 380,000 at 11, 100,000 to 260,000 at 12 and
+13; 30,000 to 100,000 positions a second). Before that, or past the budget, each
+candidate is played out `PLAYOUTS` times with both seats playing greedy's decision
+but a random one with the chance `WANDER` at each ("playouts", the candidates in the
+same playouts: graded, where one greedy playout would tell 1 or 0). That estimate is
+rough: it can be far from perfect play's (a sure win put at a third, in a test), so it
+is shown, never marked.
 
 The seat's chance before a decision is that of the best candidate (the expert's
 preferred decision), after it that of the decision played; the difference is what the
-decision lost, marked past `INACCURACY`, `MISTAKE` and `BLUNDER` when it is also more
-than `SIGNIFICANCE` standard errors of the paired differences of the deals (a loss
-that the deals drawn could have made up is not marked). A chance counts a win as 1
+decision lost, marked past `INACCURACY`, `MISTAKE` and `BLUNDER` when it is exact, or
+sampled and more than `SIGNIFICANCE` standard errors of the paired differences of the
+deals (a loss that the deals drawn could have made up is not marked). A chance counts a win as 1
 and a draw as the share of the sides that drew.
 
 The work is fixed (`DEALS` per decision, `ENDGAME_POSITIONS`), and each decision's
@@ -46,10 +54,14 @@ from .determinize import sample_state, states
 from .endgame import solve
 from .greedy import greedy, ranked
 
-ANALYSIS_VERSION = 1  # of the method and its figures below: a new one is a new analysis
+ANALYSIS_VERSION = 2  # of the method and its figures below: a new one is a new analysis
 DEALS = 40  # sampled deals per decision, every candidate played in each
 CANDIDATES = 3  # greedy's best decisions weighed beside the one played
-ENDGAME_POSITIONS = 20_000  # per candidate, for an exact 2-player phase 2
+ENDGAME_CARDS = 10  # a 2-player phase 2 solved exactly from this many cards a hand...
+ENDGAME_POSITIONS = 100_000  # ... within this many positions per candidate (about 1 s)
+PLAYOUTS = 60  # else randomized playouts per candidate...
+WANDER = 0.2  # ... each decision of which is a random legal one with this chance
+METHODS = ("exact", "deals", "playouts")  # how a decision was judged, surest first
 # What a decision lost, in the seat's chance of winning, to be marked (more than):
 INACCURACY, MISTAKE, BLUNDER = 0.10, 0.20, 0.30
 SIGNIFICANCE = 2.0  # ... and in standard errors of the loss, when sampled
@@ -62,14 +74,19 @@ class Judged:
 
     index: int  # among the game's decisions, 0 first
     seat: int
+    phase: int
     side: int  # the seat's side: itself, or its team with 4 players
     played: Decision
     before: float  # the side's chance of winning with the best decision
     after: float  # ... with the decision played
     chances: tuple[float, ...]  # every side's chance after it, as the seat sees it
     best: Decision  # the expert's preferred decision (chance: `before`)
-    exact: bool  # solved exactly (a 2-player phase 2), not sampled
-    error: float  # the standard error of the loss: 0 when exact, infinite for one playout
+    method: str  # one of METHODS
+    error: float  # the standard error of the loss: 0 when exact
+
+    @property
+    def exact(self) -> bool:
+        return self.method == "exact"
 
     @property
     def loss(self) -> float:
@@ -77,8 +94,8 @@ class Judged:
 
     @property
     def mark(self) -> str | None:
-        """ "blunder", "mistake", "inaccuracy", or None."""
-        if self.loss <= SIGNIFICANCE * self.error:
+        """ "blunder", "mistake", "inaccuracy", or None (always, for a rough estimate)."""
+        if self.method == "playouts" or self.loss <= SIGNIFICANCE * self.error:
             return None
         return next((name for threshold, name in MARKS if self.loss > threshold), None)
 
@@ -104,68 +121,100 @@ def analyse(
 
 def judge(observation: Observation, played: Decision, rng: random.Random, index: int = 0) -> Judged:
     """`played`, one of `observation.legal`, against greedy's best few decisions, as
-    the observing seat can tell."""
+    the observing seat can tell (the candidates it solves may be fewer: `estimate`)."""
     candidates = [played] + [d for d in ranked(observation)[:CANDIDATES] if d != played]
-    outcomes, exact = estimate(observation, candidates, rng)
+    outcomes, method = estimate(observation, candidates, rng)
     chances = {d: tuple(map(_mean, zip(*deals, strict=True))) for d, deals in outcomes.items()}
     side = observation.side
-    best = max(candidates, key=lambda d: (chances[d][side], d == played))
+    best = max(chances, key=lambda d: (chances[d][side], d == played))
     gaps = [b[side] - p[side] for b, p in zip(outcomes[best], outcomes[played], strict=True)]
     return Judged(
         index=index,
         seat=observation.seat,
+        phase=observation.phase,
         side=side,
         played=played,
         before=chances[best][side],
         after=chances[played][side],
         chances=chances[played],
         best=best,
-        exact=exact,
-        error=0.0 if exact else _standard_error(gaps),
+        method=method,
+        error=0.0 if method == "exact" else _standard_error(gaps),
     )
 
 
 def estimate(
     observation: Observation, candidates: Sequence[Decision], rng: random.Random
-) -> tuple[dict[Decision, list[tuple[float, ...]]], bool]:
+) -> tuple[dict[Decision, list[tuple[float, ...]]], str]:
     """Each candidate's wins per side in each deal that the observing seat cannot
-    tell from the real game (one when nothing is hidden); and whether they are the
-    game's values under perfect play."""
+    tell from the real game, or in each playout of a 2-player phase 2 (one when it is
+    solved); and the method (one of `METHODS`). Solved, the candidates are the decision
+    played (the first) and perfect play's, whichever greedy ranks it; or, that too big
+    to solve, those before the first too big to solve, when one of them wins (none can
+    do better)."""
     if observation.players == 2 and observation.phase == 2:
         state = sample_state(observation, rng)  # the only state there is
-        solved = {}
-        for decision in candidates:
-            if (chances := _solved(apply(state, decision))) is None:
-                break  # too big to solve yet: the rest would be too
-            solved[decision] = [chances]
-        else:
-            return solved, True
-        return {d: [_shares(_played_out(apply(state, d), rng))] for d in candidates}, False
+        if len(observation.hand) <= ENDGAME_CARDS:
+            played = candidates[0]
+            if (root := _solved(state)) is not None:
+                chances, best = root
+                solved = {best: [chances]}
+                if played != best and (after := _solved(apply(state, played))) is not None:
+                    solved[played] = [after[0]]
+                if played in solved:
+                    return solved, "exact"
+            solved = {}
+            for decision in candidates:
+                if (after := _solved(apply(state, decision))) is None:
+                    break  # too big to solve yet: the rest would be too
+                solved[decision] = [after[0]]
+            if len(solved) == len(candidates) or any(
+                deals[0][observation.side] == 1.0 for deals in solved.values()
+            ):
+                return solved, "exact"
+        seeds = [rng.random() for _ in range(PLAYOUTS)]
+        return {
+            d: [_shares(_wandered(apply(state, d), random.Random(seed))) for seed in seeds]
+            for d in candidates
+        }, "playouts"
     outcomes = {d: [] for d in candidates}
     worlds = states(observation, rng)
     for _ in range(DEALS):
         world = next(worlds)
         for decision in candidates:
             outcomes[decision].append(_shares(_played_out(apply(world, decision), rng)))
-    return outcomes, False
+    return outcomes, "deals"
 
 
-def _solved(state: State) -> tuple[float, ...] | None:
-    """A 2-player state's chances under perfect play, or None past the budget."""
+def _solved(state: State) -> tuple[tuple[float, ...], Decision | None] | None:
+    """A 2-player state's chances under perfect play and the decision of perfect play
+    (None at the end), or None past the budget."""
     if state.to_act is None:
-        return _shares(state)
+        return _shares(state), None
     side = side_of(2, state.to_act)
     solution = solve(state, side, ENDGAME_POSITIONS)
     if solution is None:
         return None
     mine, theirs = solution.value, 1 - solution.value
-    return (mine, theirs) if side == 0 else (theirs, mine)
+    return ((mine, theirs) if side == 0 else (theirs, mine)), solution.decision
 
 
 def _played_out(state: State, rng: random.Random) -> State:
     """`state` played to its end by greedy at every seat."""
     while state.to_act is not None:
         state = apply(state, greedy(_SeatView(state, state.to_act), rng))  # type: ignore[arg-type]
+    return state
+
+
+def _wandered(state: State, rng: random.Random) -> State:
+    """`state` played to its end by greedy at every seat, but for a random legal
+    decision with the chance `WANDER` at each."""
+    while (seat := state.to_act) is not None:
+        if rng.random() < WANDER:
+            decision = rng.choice(legal_decisions(state))
+        else:
+            decision = greedy(_SeatView(state, seat), rng)  # type: ignore[arg-type]
+        state = apply(state, decision)
     return state
 
 
@@ -227,8 +276,7 @@ def _mean(values) -> float:
 
 
 def _standard_error(values: list[float]) -> float:
-    """Of the mean of `values`; unknown (infinite) for one value: one playout does not
-    tell how sure it is, and a loss it shows is never marked."""
+    """Of the mean of `values`; unknown (infinite) for one value."""
     n = len(values)
     if n < 2:
         return math.inf

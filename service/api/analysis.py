@@ -5,6 +5,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields
 
 from service import games
+from service.ai.analysis import METHODS
 
 from .games import claim
 from .problems import Blueprint
@@ -13,7 +14,7 @@ blp = Blueprint(
     "analysis", __name__, url_prefix="/games", description="The expert's analysis of games"
 )
 
-STATUSES = ["queued", "running", "done", "failed"]
+STATUSES = ["none", "queued", "running", "done", "failed"]
 MARKS = ["inaccuracy", "mistake", "blunder"]
 
 
@@ -21,6 +22,7 @@ class JudgedSchema(Schema):
     index = fields.Integer(metadata={"description": "among the game's decisions, 0 first"})
     step = fields.Integer(metadata={"description": "the replay's step of this decision"})
     seat = fields.Integer(metadata={"description": "the deciding seat"})
+    phase = fields.Integer(metadata={"description": "the game's phase, 1 or 2"})
     side = fields.Integer(metadata={"description": "its side: the seat, or its team (4 players)"})
     move = fields.String(metadata={"description": "the decision made"})
     before = fields.Float(
@@ -40,6 +42,14 @@ class JudgedSchema(Schema):
         },
     )
     exact = fields.Boolean(metadata={"description": "solved exactly, not sampled"})
+    method = fields.String(
+        metadata={
+            "enum": list(METHODS),
+            "description": "exact (a 2-player phase 2 solved), deals (the hidden cards dealt"
+            " again 40 times), playouts (a 2-player phase 2 too big to solve: 40 playouts"
+            " with random decisions among greedy's: a rough estimate, never marked)",
+        }
+    )
 
 
 class AnalysisSchema(Schema):
@@ -91,5 +101,5 @@ def show(game_id):
     """The analysis as far as it went: for every decision judged, the deciding seat's
     chance of winning before and after it as the expert estimates it from that seat's
     knowledge at the time, the expert's preferred decision, and a mark when it lost
-    more than a threshold. 404 unknown-analysis if nobody asked for it."""
+    more than a threshold. Status none, with no decision, if nobody asked for it."""
     return _body(games.analysis(claim(), game_id))

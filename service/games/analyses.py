@@ -22,9 +22,10 @@ from service.events import DecisionMade, Recorded, fold
 from service.events.analyses import DONE, FAILED, RUNNING
 
 from .claim import Claim
-from .errors import GameNotOver, UnknownAnalysis, UnknownGame, use_case
+from .errors import GameNotOver, UnknownGame, use_case
 from .history import dealt_at
 
+NONE = "none"  # the status of an analysis nobody asked for
 CHUNK = 4  # decisions a job judges: about a second of a worker's time
 STALE = 300  # seconds an analysis under way may go without a decision judged (its job lost)
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ class Analysis:
 
     game_id: str
     version: int  # of the analysis
-    status: str  # queued, running, done, failed
+    status: str  # none (never asked for), queued, running, done, failed
     total: int  # the game's decisions
     judged: tuple[dict, ...]
 
@@ -65,11 +66,12 @@ def ask_analysis(claim: Claim, game_id: str) -> Analysis:
 
 @use_case
 def analysis(claim: Claim, game_id: str) -> Analysis:
-    """The analysis of `game_id` as far as it went; UnknownAnalysis if never asked for."""
+    """The analysis of `game_id` as far as it went; status "none" if never asked for
+    (UnknownGame if there is no such game)."""
     stored = claim.analyses.read(game_id, ANALYSIS_VERSION)
     if stored is None:
-        claim.store.version(game_id)  # UnknownGame first
-        raise UnknownAnalysis(f"no analysis of game {game_id} was asked for")
+        total = len(_decisions(claim.store.read(game_id)))
+        return Analysis(game_id, ANALYSIS_VERSION, NONE, total, ())
     judged = tuple(orjson.loads(stored.judged[index]) for index in sorted(stored.judged))
     return Analysis(game_id, ANALYSIS_VERSION, stored.status, stored.total, judged)
 
@@ -136,6 +138,7 @@ def judgement(judged: Judged, step: int) -> bytes:
             "index": judged.index,
             "step": step,
             "seat": judged.seat,
+            "phase": judged.phase,
             "side": judged.side,
             "move": str(judged.played),
             "before": round(judged.before, 4),
@@ -145,6 +148,7 @@ def judgement(judged: Judged, step: int) -> bytes:
             "loss": round(judged.loss, 4),
             "mark": judged.mark,
             "exact": judged.exact,
+            "method": judged.method,
         }
     )
 

@@ -77,10 +77,6 @@ class UnknownStep(Refused):
     """The game has no such step or version."""
 
 
-class UnknownAnalysis(Refused):
-    """Nobody asked for the analysis of this game (at this analysis version)."""
-
-
 class StaleVersion(Refused):
     """The game is no longer at the version the request expected: `current_version`."""
 

@@ -9,10 +9,11 @@ import random
 
 import pytest
 
-from service.ai import greedy
+from service.ai import analysis, greedy
 from service.ai.analysis import BLUNDER, _SeatView, analyse
 from service.ai.determinize import sample_state, states
 from service.ai.endgame import solve
+from service.ai.greedy import ranked
 from service.domain import (
     Observation,
     Settings,
@@ -203,3 +204,64 @@ def test_the_playouts_view_of_a_seat_is_its_observation_but_for_the_history(play
         decision = greedy(view, random.Random(0))
         assert decision == greedy(seen, random.Random(0))
         state = apply(state, decision)
+
+
+def test_a_2_player_phase_2_too_big_to_solve_is_judged_by_graded_playouts():
+    """Its first tricks, 13 to 11 cards a hand: no one greedy playout's 1 or 0, but
+    randomized playouts giving graded chances, a rough estimate never marked."""
+    settings, deck, decisions = a_game(2, deck_seed=5)
+    state, index = new_game(settings, deck), 0
+    while state.phase == 1:
+        state = apply(state, decisions[index][1], seat=decisions[index][0])
+        index += 1
+    rough = list(analyse(settings, deck, decisions, SEED, start=index, stop=index + 4))
+    assert [judged.phase for judged in rough] == [2] * 4
+    assert all(judged.method == "playouts" and judged.error < 1 for judged in rough)
+    graded = [c for judged in rough for c in (judged.before, judged.after) if 0 < c < 1]
+    assert graded  # a share of the playouts, not one playout's 1 or 0
+    assert all(judged.mark is None for judged in rough)
+
+
+def test_a_winning_decision_is_judged_exactly_though_its_rivals_are_too_big_to_solve(
+    monkeypatch,
+):
+    """Nothing does better than a win: a decision played that is solved as a win is
+    judged exact, whatever the other candidates; one too big to solve is played out."""
+    settings, deck, decisions, index = a_decided_blunder()
+    winner = index + 1  # the seat that profits, playing perfectly on
+    solved = analysis._solved
+    calls = []
+
+    def played_only(state):  # the position too big to solve, and every candidate but the first
+        calls.append(state)
+        return solved(state) if len(calls) == 2 else None
+
+    monkeypatch.setattr(analysis, "_solved", played_only)
+    [judged] = analyse(settings, deck, decisions, SEED, start=winner, stop=winner + 1)
+    assert len(calls) == 3  # the second candidate too big: no more tried
+    assert judged.method == "exact" and (judged.before, judged.after) == (1.0, 1.0)
+    assert judged.best == judged.played and judged.mark is None
+
+    monkeypatch.setattr(analysis, "_solved", lambda state: None)
+    [rough] = analyse(settings, deck, decisions, SEED, start=winner, stop=winner + 1)
+    assert rough.method == "playouts" and rough.played == judged.played
+
+
+def test_an_exact_judgement_weighs_perfect_play_whatever_greedy_ranks_it():
+    """In a solved 2-player phase 2, `before` is the position's value under perfect
+    play, and `best` its decision (or the decision played, as good), even where greedy
+    ranks that decision low."""
+    settings, deck, decisions, index = a_decided_blunder()
+    start = index - 6
+    judged = list(analyse(settings, deck, decisions, SEED, start=start))
+    state = new_game(settings, deck)
+    for seat, decision in decisions[:start]:
+        state = apply(state, decision, seat=seat)
+    outside_greedy = 0
+    for one, (seat, decision) in zip(judged, decisions[start:], strict=True):
+        solution = solve(state, seat, budget=1_000_000)
+        assert one.exact and one.before == solution.value
+        assert one.best in (solution.decision, one.played if one.after == one.before else None)
+        outside_greedy += solution.decision not in ranked(observe(state, seat))[:3]
+        state = apply(state, decision, seat=seat)
+    assert outside_greedy  # the case: a decision greedy would not have weighed

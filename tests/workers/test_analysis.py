@@ -41,7 +41,9 @@ def test_an_analysis_is_queued_once_and_the_workers_answer_every_decision(claim,
     again = client.post(f"/games/{game.id}/analysis")
     assert again.status_code == 202 and again.json == first.json
     # One job, carrying ids only: the game, the analysis version, the first decision.
-    assert queued(claim) == [(f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, 1, 0))]
+    assert queued(claim) == [
+        (f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, ANALYSIS_VERSION, 0))
+    ]
     progress = client.get(f"/games/{game.id}/analysis").json
     assert (progress["status"], progress["done"], progress["total"]) == ("queued", 0, MOVES)
 
@@ -71,7 +73,9 @@ def test_a_running_game_is_not_analysed_and_nothing_is_kept(claim, client):
     assert refused.json["type"] == "/problems/game-not-over"
     assert queued(claim) == []
     never = client.get(f"/games/{game.id}/analysis")
-    assert never.status_code == 404 and never.json["type"] == "/problems/unknown-analysis"
+    assert never.status_code == 200
+    assert (never.json["status"], never.json["done"], never.json["decisions"]) == ("none", 0, [])
+    assert never.json["total"] == 2
     for method in ("get", "post"):
         unknown = getattr(client, method)("/games/nosuchgame/analysis")
         assert unknown.status_code == 404 and unknown.json["type"] == "/problems/unknown-game"
@@ -113,7 +117,9 @@ def test_an_analysis_that_failed_is_asked_for_again_from_the_start(claim, client
     claim.jobs.analysis.empty()
     again = client.post(f"/games/{game.id}/analysis")
     assert again.status_code == 202 and again.json["status"] == "queued"
-    assert queued(claim) == [(f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, 1, 0))]
+    assert queued(claim) == [
+        (f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, ANALYSIS_VERSION, 0))
+    ]
 
 
 def test_an_analysis_whose_job_was_lost_is_queued_again_once_it_stood_still(
@@ -131,4 +137,6 @@ def test_an_analysis_whose_job_was_lost_is_queued_again_once_it_stood_still(
     finally:
         claim_later.close()
     assert (asked.status, asked.judged) == ("queued", ())
-    assert queued(claim) == [(f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, 1, 0))]
+    assert queued(claim) == [
+        (f"analysis-{game.id}-{ANALYSIS_VERSION}-0", (game.id, ANALYSIS_VERSION, 0))
+    ]

@@ -4,8 +4,8 @@
 // its whole log checked in this page: chain, seal, deck and rules (proof.js); and the
 // expert's analysis, asked for with a button and polled while the workers compute it
 // (analysis.js draws it).
-import { analysisPanel, markedNote, showStep } from "../analysis.js";
-import { ApiError, api } from "../api.js";
+import { analysisControl, analysisPanel, markedNote, showStep, showVerdict } from "../analysis.js";
+import { api } from "../api.js";
 import { failure, h, panel, show } from "../dom.js";
 import { replayProof } from "../proof.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
@@ -25,9 +25,12 @@ export default async function replayPage(gameId) {
   let current = -1;
   const over = game.status === "finished" || game.status === "aborted";
   const analysisBox = h("div");
-  let analysis = null;  // the API's answer, once asked for
+  const analysisTop = h("div", { class: "analysis-control" });
+  let analysis = null;  // the API's answer, once known
   const drawAnalysis = () => {
-    if (over) analysisBox.replaceChildren(analysisPanel(game, analysis, last, Math.max(0, current), { onAsk: ask, onStep: (step) => go(step) }));
+    if (!over) return;
+    analysisTop.replaceChildren(analysisControl(analysis, ask) ?? "");
+    analysisBox.replaceChildren(analysisPanel(game, analysis, last, Math.max(0, current), { onStep: go }) ?? "");
   };
   async function follow(answer) {  // the analysis until it is done or failed
     analysis = answer;
@@ -38,33 +41,44 @@ export default async function replayPage(gameId) {
       analysis = await api("GET", `/games/${gameId}/analysis`);
       drawAnalysis();
     }
-    document.getElementById("marked-note")?.remove();
-    document.getElementById("account")?.after(markedNote(game, analysis, current) ?? "");
+    if (analysis.status === "done") await go(current, false, true);  // its verdict on the step shown
   }
   async function ask() {
     try { await follow(await api("POST", `/games/${gameId}/analysis`)); } catch (error) { analysisBox.append(failure(error)); }
   }
-  async function go(step) {
+  // Go to `step`; `reveal`: bring the verdict on it into view (a mark or the graph
+  // was chosen); `again`: draw it even if it is the step shown (the analysis came).
+  async function go(step, reveal = false, again = false) {
     step = Math.max(0, Math.min(last, step));
-    if (step === current) return;
+    if (step === current && !again) return;
     current = step;
     slider.value = step;
     label.textContent = `step ${step} of ${last}`;
     previous.disabled = step === 0;
     next.disabled = step === last;
+    const judged = analysis?.status === "done" && analysis.decisions.find((d) => d.step === step);
     showStep(analysisBox, step, last);
     try {
-      const shown = await api("GET", `/games/${gameId}/replay/${step}`);
+      // The hand its player chose from: the step before, every hand face up.
+      const [shownStep, before] = await Promise.all([api("GET", `/games/${gameId}/replay/${step}`),
+        judged ? api("GET", `/games/${gameId}/replay/${step - 1}`) : null]);
       if (+slider.value !== step) return;  // moved on meanwhile
-      const view = shown.view;
-      body.replaceChildren(...[panel("This step", h("ul", { id: "account" }, shown.account.map((line) => h("li", {}, readable(line, view)))), markedNote(game, analysis, step)),
+      const view = shownStep.view;
+      const hand = before?.view.revealed?.hands[judged.seat] ?? null;
+      showVerdict(analysisBox, game, analysis, step, hand);
+      body.replaceChildren(...[panel("This step", h("ul", { id: "account" }, shownStep.account.map((line) => h("li", {}, readable(line, view)))), markedNote(game, analysis, step, hand)),
         view.table ? tableElement(view, null, view.table.trick.length) : null, resultPanel(view, null),
         view.table ? factionsPanel(view, null) : null].filter(Boolean));
-    } catch (error) { body.replaceChildren(failure(error)); }
+      if (reveal) document.getElementById("verdict")?.scrollIntoView({ block: "nearest" });
+    } catch (error) {
+      body.replaceChildren(failure(error));
+      showVerdict(analysisBox, game, analysis, step);
+    }
   }
   slider.addEventListener("input", () => go(+slider.value));
   document.addEventListener("keydown", (event) => {
-    if (event.target === slider || event.target.matches?.("input, select, textarea, button")) return;
+    // The slider steps itself; a text field keeps its keys.
+    if (!body.isConnected || event.altKey || event.ctrlKey || event.metaKey || event.target.matches?.("input, select, textarea, [contenteditable]")) return;
     if (event.key === "ArrowLeft") { go(current - 1); event.preventDefault(); }
     if (event.key === "ArrowRight") { go(current + 1); event.preventDefault(); }
   });
@@ -72,13 +86,10 @@ export default async function replayPage(gameId) {
     h("p", {}, game.status === "running" ? "The game goes on: this is what the public has seen up to now."
       : `The game is ${game.status}${over ? ": every hand is shown face up" : ""}.`), proofLine,
     h("div", { class: "replay-controls", role: "group", "aria-label": "replay controls" }, previous, slider, next, label),
-    h("p", { class: "muted" }, "Arrow keys step back and forth."), body, analysisBox, proofBox);
+    analysisTop, h("p", { class: "muted keys-hint" }, "Arrow keys step back and forth."), body, analysisBox, proofBox);
   await go(last);
   if (!over) return;
-  api("GET", `/games/${gameId}/analysis`).then(follow, (error) => {
-    if (!(error instanceof ApiError) || error.status !== 404) throw error;
-    drawAnalysis();  // never asked for: the button
-  }).catch((error) => analysisBox.append(failure(error)));
+  api("GET", `/games/${gameId}/analysis`).then(follow).catch((error) => analysisBox.append(failure(error)));
   const [line, details] = await replayProof(gameId, game);
   proofLine.replaceChildren(line ?? "");
   proofBox.replaceChildren(details);
