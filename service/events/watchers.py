@@ -1,6 +1,7 @@
 """Games' changes as they happen, for long-polls and live streams: one Redis
 subscription per process, to the channel every append publishes on (`store.py`),
-fanned out to the process's local waiters of each game, and of the lobby.
+fanned out to the process's local waiters of each game, of the lobby, and of each
+player (a player's stream: `watching_player`, told `player <id>` and its games' news).
 
 An idle waiter costs an event object here and nothing in Redis: no connection, no
 blocking command. A waiter registers first and looks at the game second, so that no

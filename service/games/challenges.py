@@ -24,6 +24,7 @@ from service.events import (
     AI_LEVELS,
     CANCELLED,
     DECLINED,
+    DEFAULT_TIMEOUT_POLICY,
     EXPIRED,
     HUMAN,
     Challenge,
@@ -63,7 +64,7 @@ class ChallengeSettings:
     factions: str | Sequence[str] = RANDOM
     first_leader: int = 0
     move_time_limit: int | None = None
-    timeout_policy: str = "ai:greedy"
+    timeout_policy: str = DEFAULT_TIMEOUT_POLICY
     rated: bool = False
     others: str = DEFAULT_OTHERS
 
@@ -103,6 +104,7 @@ def challenge_body(shown: Shown) -> dict:
 
 
 def shown(claim: Claim, challenge: Challenge) -> Shown:
+    """The challenge with its players' names and which of them are bots."""
     players = list(challenge.players)
     names = claim.players.names(players)
     if _level(challenge.to):

@@ -1,6 +1,9 @@
 """Challenges (`/challenges`, `/me/challenges`) and bot accounts (`"bot": true`):
 one player challenges another or an AI level; the challenged accepts or declines."""
 
+from dataclasses import replace
+from datetime import timedelta
+
 import pytest
 
 from service.games import fire_due_timers
@@ -114,9 +117,6 @@ def test_an_open_challenge_expires_by_its_timer(client, claim):
 
 def replace_clock(claim, seconds: float):
     """The application with its clock `seconds` ahead."""
-    from dataclasses import replace
-    from datetime import timedelta
-
     now = claim.clock()
     return replace(claim, clock=lambda: now + timedelta(seconds=seconds))
 
@@ -213,7 +213,7 @@ def test_a_person_may_challenge_a_bot_to_a_rated_game_and_not_the_other_way(clie
 
 
 def test_a_bot_on_the_leaderboard_is_marked_and_filtered(client):
-    from tests.api.test_player_stream import play
+    from tests.api.test_player_stream import play  # which imports this module
 
     robo, robo_key = a_player(client, "Robo", bot=True)
     ann, ann_key = a_player(client, "Ann")

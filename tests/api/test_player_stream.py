@@ -6,7 +6,8 @@ import re
 import threading
 import time
 
-from tests.api.test_challenges import a_player, challenge, problem
+from service.games import fire_due_timers
+from tests.api.test_challenges import a_player, challenge, problem, replace_clock
 from tests.api.test_live import _events
 
 
@@ -158,9 +159,6 @@ def test_challenge_accept_play_and_finish_are_seen_in_both_streams_in_order(clie
 
 
 def test_a_declined_a_cancelled_and_an_expired_challenge_are_told_to_both(client, app, claim):
-    from service.games import fire_due_timers
-    from tests.api.test_challenges import replace_clock
-
     _ann, ann_key = a_player(client, "Ann")
     bob, bob_key = a_player(client, "Bob")
     anns = Listener(app, ann_key, "challenge-expired")
