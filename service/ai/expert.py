@@ -28,6 +28,7 @@ from .endgame import LOSS, solve
 from .rollout import rollout
 
 ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search; the rest for playouts
+EVALUATE_DEALS = 48  # `evaluate`'s sampled deals by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,27 @@ class Expert:
             rivals = rivals[: (len(rivals) + 1) // 2]
         best = rivals[0]
         return best if _clearly_positive(gains[best], self.confidence) else baseline
+
+
+def evaluate(
+    observation: Observation, seed: int | str, budget: int = EVALUATE_DEALS
+) -> dict[Decision, float]:
+    """Each legal decision's chance that the seat's side wins the game (a draw counts
+    half), as the seat can estimate it from its observation alone: every decision is
+    played out by greedy at every seat in the same `budget` sampled deals (one with 2
+    players in phase 2, where nothing is hidden). A pure function of its inputs: the
+    deals come from `random.Random(seed)`."""
+    rng = random.Random(seed)
+    side = observation.side
+    if observation.players == 2 and observation.phase == 2:
+        budget = 1
+    worlds = states(observation, rng)
+    totals = dict.fromkeys(observation.legal, 0.0)
+    for _ in range(budget):
+        world = next(worlds)
+        for decision in totals:
+            totals[decision] += win_share(rollout_state(apply(world, decision)), side)
+    return {decision: total / budget for decision, total in totals.items()}
 
 
 def _clearly_positive(gains: list[float], z: float) -> bool:
