@@ -362,6 +362,10 @@ class CompactGame:
         """`result().winner`, for a search's many ends."""
         return winning_side(self._scoring()[1])
 
+    def side_keys(self) -> tuple[tuple[int, int, int], ...]:
+        """`result().side_keys`: each side's factions won, their cards and values."""
+        return self._scoring()[1]
+
     def _scoring(self) -> tuple[list[int | None], tuple[tuple[int, int, int], ...]]:
         """Each faction's winning side (None: nobody), and each side's factions won,
         their cards and their values."""

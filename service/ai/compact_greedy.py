@@ -15,12 +15,14 @@ that it is the same decision (tests/ai/test_compact_greedy.py, bench/differentia
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from math import comb
 
 from service.domain import FACTION_CARDS, Card, Settings, State
 from service.domain.state import DECK
 
 from .compact import (
+    _FACTION,
     DO,
     DR,
     DW,
@@ -65,18 +67,19 @@ class KnowingGame(CompactGame):
     """A compact game that keeps each seat's unseen cards: `unseen[seat][card]` copies
     of `card` that `seat` has not seen (RULES.md 8), `unseen_total[seat]` in all."""
 
-    __slots__ = ("peeker", "removed_gnomes", "unseen", "unseen_total")
+    __slots__ = ("peeker", "removed_gnomes", "stakes", "unseen", "unseen_total")
 
     unseen: list[list[int]]
     unseen_total: list[int]
     peeker: int | None  # the seat that saw the draw pile's top card (a Seer's win)
     removed_gnomes: int  # Gnomes removed from the game by Giants
+    stakes: tuple[int, int, list[float]] | None  # (phase, round, greedy's stakes then)
 
     @classmethod
     def deal(cls, settings: Settings, deck: Sequence[Card]) -> KnowingGame:
         """The game after the deal: each seat has seen its hand and the prizes."""
         game = cls._empty(settings)
-        game.peeker, game.removed_gnomes = None, 0
+        game.peeker, game.removed_gnomes, game.stakes = None, 0, None
         game.unseen = []
         counts = [0] * 100
         for card in deck:
@@ -121,6 +124,7 @@ class KnowingGame(CompactGame):
         game.unseen = list(map(list.copy, self.unseen))
         game.unseen_total = self.unseen_total[:]
         game.peeker, game.removed_gnomes = self.peeker, self.removed_gnomes
+        game.stakes = self.stakes
         return game
 
     def know_hands(self) -> None:
@@ -217,7 +221,20 @@ def value_function(game: KnowingGame):
 class _View:
     """`greedy.View` on a knowing game: the same values, from ints."""
 
-    __slots__ = ("_deals", "_draw_worth", "_stakes", "game", "keep", "seat", "signs", "unseen")
+    __slots__ = (
+        "_deals",
+        "_draw_worth",
+        "_prize_worths",
+        "_stakes",
+        "dragons",
+        "game",
+        "keep",
+        "seat",
+        "seers",
+        "signs",
+        "undead",
+        "unseen",
+    )
 
     def __init__(self, game: KnowingGame):
         self.game = game
@@ -225,7 +242,10 @@ class _View:
         self.signs = SIGNS[game.players][self.seat]
         self.keep = KEEP_OF[game.phase]
         self.unseen = game.unseen[self.seat]
-        self._stakes = self._draw_worth = self._deals = None
+        self._stakes = self._draw_worth = self._deals = self._prize_worths = None
+        # the powers a round's outcome needs to look for, if the deck has them
+        factions = game.factions
+        self.dragons, self.seers, self.undead = DR in factions, SE in factions, UN in factions
 
     # Decisions ------------------------------------------------------------------------
 
@@ -292,13 +312,15 @@ class _View:
 
     def outcome(self, seats: list[int], cards: list[int], winner: int) -> float:
         leader = winner
-        for at in range(len(cards) - 1, -1, -1):
-            if cards[at] // 10 == DR:
-                leader = seats[at]
-                break
+        if self.dragons:
+            for at in range(len(cards) - 1, -1, -1):
+                if cards[at] // 10 == DR:
+                    leader = seats[at]
+                    break
         value = LEAD_NEXT if self.signs[leader] > 0 else -LEAD_NEXT
         if self.game.phase == 1:
-            return value + self._prizes(seats, cards, winner) + self._undead(cards, winner)
+            undead = self._undead(cards, winner) if self.undead else 0.0
+            return value + self._prizes(seats, cards, winner) + undead
         return value + self._phase2_cards(seats, cards, winner)
 
     @property
@@ -307,8 +329,9 @@ class _View:
             total = self.game.unseen_total[self.seat]
             if total:
                 unseen = self.unseen
+                cards = _deck_cards(self.game.factions)
                 self._draw_worth = (
-                    sum(WORTH_OF[c] * unseen[c] for c in range(100) if unseen[c] > 0) / total
+                    sum(WORTH_OF[c] * unseen[c] for c in cards if unseen[c] > 0) / total
                 )
             else:
                 self._draw_worth = 0.0
@@ -316,10 +339,16 @@ class _View:
 
     def _prizes(self, seats: list[int], cards: list[int], winner: int) -> float:
         game = self.game
-        prizes = sorted(map(WORTH_OF.__getitem__, game.prizes), reverse=True)
+        prizes = self._prize_worths
+        if prizes is None:
+            prizes = self._prize_worths = sorted(
+                map(WORTH_OF.__getitem__, game.prizes), reverse=True
+            )
         if game.players == 2:
             gain = prizes[0] - self.draw_worth
-            if any(s == winner and c // 10 == SE for s, c in zip(seats, cards, strict=True)):
+            if self.seers and any(
+                s == winner and c // 10 == SE for s, c in zip(seats, cards, strict=True)
+            ):
                 gain += SEER_LOOK
             return gain * self.signs[winner]
         value = 0.0
@@ -372,8 +401,18 @@ class _View:
     def stakes(self) -> list[float]:
         """`greedy._stakes_of`, by faction rank."""
         if self._stakes is None:
-            self._stakes = _stakes(self.game)
+            game = self.game
+            kept = game.stakes
+            if kept is None or kept[0] != game.phase or kept[1] != game.round:
+                kept = game.stakes = (game.phase, game.round, _stakes(game))
+            self._stakes = kept[2]
         return self._stakes
+
+
+@cache
+def _deck_cards(factions: tuple[int, ...]) -> list[int]:
+    """The distinct cards of a deck of these faction ranks, in code order."""
+    return sorted({card.index for f in factions for card in FACTION_CARDS[_FACTION[f]]})
 
 
 def _stakes(game: KnowingGame) -> list[float]:
@@ -419,7 +458,7 @@ def _ranking(seats: list[int], cards: list[int], winner: int) -> list[int]:
     for order, (seat, card) in enumerate(zip(seats, cards, strict=True)):
         if seat != winner:
             faction = card // 10
-            if faction == led or faction == DO:
+            if faction in (led, DO):
                 group = 1
             elif led == GO and faction == KN:
                 group = 0

@@ -20,12 +20,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.domain import Decision, Observation, Settings, State, apply, legal_decisions
+from service.domain import Decision, Observation, Settings, State
 
 from . import greedy
-from .determinize import sample_state, states
+from .compact import CODES, DECISIONS
+from .compact_greedy import KnowingGame
+from .determinize import games, sample_state
 from .endgame import LOSS, solve
-from .rollout import rollout
+from .rollout import outcome, play_out, rollout
 
 ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search; the rest for playouts
 EVALUATE_DEALS = 48  # `evaluate`'s sampled deals by default
@@ -81,7 +83,8 @@ class Expert:
             solution = solve(state, side, math.inf, lambda: budget.clock() >= until)
         if solution is not None and solution.value > LOSS:
             return solution.decision
-        return max(legal_decisions(state), key=lambda d: rollout(apply(state, d), side, rng))
+        world = KnowingGame.from_state(state)
+        return DECISIONS[max(world.legal_decisions(), key=lambda c: rollout(world, c, side))]
 
     def _search(
         self, observation: Observation, rng: random.Random, side: int, budget: Budget | None
@@ -89,11 +92,11 @@ class Expert:
         """Successive halving of greedy's next best candidates against its own choice
         (the baseline, played in every deal too) on shared sampled deals; the baseline
         stays unless the best candidate beats it clearly."""
-        baseline, *rivals = greedy.ranked(observation)[: self.candidates]
-        gains = {d: [] for d in rivals}  # per deal: score less the baseline's score
+        baseline, *rivals = map(CODES.get, greedy.ranked(observation)[: self.candidates])
+        gains = {code: [] for code in rivals}  # per deal: score less the baseline's score
         length = _plays_left(observation)
         passes = max(1, math.ceil(math.log2(len(rivals) + 1)))
-        worlds = states(observation, rng)
+        worlds = games(observation, rng)
         deals = 0
         start = budget.clock() if budget else 0.0
         for done in range(1, passes + 1):
@@ -104,15 +107,15 @@ class Expert:
             while deals < least or (budget.clock() < until if budget else deals < target):
                 world = next(worlds)
                 deals += 1
-                base = rollout(apply(world, baseline), side, rng)
-                for decision in rivals:
-                    gains[decision].append(rollout(apply(world, decision), side, rng) - base)
-            rivals.sort(key=lambda d: sum(gains[d]), reverse=True)
+                base = rollout(world, baseline, side)
+                for code in rivals:
+                    gains[code].append(rollout(world, code, side) - base)
+            rivals.sort(key=lambda code: sum(gains[code]), reverse=True)
             if len(rivals) == 1:
                 break
             rivals = rivals[: (len(rivals) + 1) // 2]
         best = rivals[0]
-        return best if _clearly_positive(gains[best], self.confidence) else baseline
+        return DECISIONS[best if _clearly_positive(gains[best], self.confidence) else baseline]
 
 
 def evaluate(
@@ -127,12 +130,15 @@ def evaluate(
     side = observation.side
     if observation.players == 2 and observation.phase == 2:
         budget = 1
-    worlds = states(observation, rng)
+    worlds = games(observation, rng)
     totals = dict.fromkeys(observation.legal, 0.0)
     for _ in range(budget):
         world = next(worlds)
         for decision in totals:
-            totals[decision] += win_share(rollout_state(apply(world, decision)), side)
+            game = world.copy()
+            game.apply(CODES[decision])
+            play_out(game)
+            totals[decision] += outcome(game.side_keys(), side)
     return {decision: total / budget for decision, total in totals.items()}
 
 

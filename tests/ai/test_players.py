@@ -6,6 +6,7 @@ import pytest
 
 from service import ai
 from service.ai import expert
+from service.ai.compact import CODES, DECISIONS
 from service.ai.determinize import sample_state
 from service.ai.endgame import DRAW, LOSS, WIN, Solution, outcome, solve
 from service.domain import (
@@ -194,9 +195,9 @@ def test_the_expert_plays_a_lost_endgame_for_the_greedy_opponents_mistake(monkey
     state = three_rounds_left(0)
     legal = legal_decisions(state)
     assert len(legal) > 1
+    codes = [CODES[decision] for decision in legal]
     monkeypatch.setattr(expert, "solve", lambda *_: Solution(legal[0], LOSS, 1))
-    monkeypatch.setattr(expert, "apply", lambda _, decision: decision)
-    monkeypatch.setattr(expert, "rollout", lambda d, _, rng: legal.index(d))
+    monkeypatch.setattr(expert, "rollout", lambda _, code, side: codes.index(code))
     assert ai.Expert()(observe(state, state.to_act), random.Random(1)) == legal[-1]
 
 
@@ -211,9 +212,11 @@ def test_the_expert_plays_a_rival_of_greedys_choice_only_when_it_does_clearly_be
     state = new_game(Settings(3, factions), shuffled_deck(factions, random.Random(2)))
     ranked = legal_decisions(state)[: rivals + 1]
     worth = {d: 0.0 for d in ranked} | {ranked[-1]: gain}
+    noise = random.Random(1)
     monkeypatch.setattr(expert.greedy, "ranked", lambda _: list(ranked))
-    monkeypatch.setattr(expert, "apply", lambda _, decision: decision)
-    monkeypatch.setattr(expert, "rollout", lambda d, _, rng: worth[d] + rng.gauss(0, 0.3))
+    monkeypatch.setattr(
+        expert, "rollout", lambda _, code, side: worth[DECISIONS[code]] + noise.gauss(0, 0.3)
+    )
     chosen = ai.Expert(candidates=rivals + 1)(observe(state, state.to_act), random.Random(1))
     assert chosen == (ranked[-1] if gain > 0.1 else ranked[0])
 
