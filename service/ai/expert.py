@@ -30,7 +30,7 @@ from .endgame import LOSS, solve
 from .rollout import outcome, play_out, rollout
 
 ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search; the rest for playouts
-EVALUATE_DEALS = 48  # `evaluate`'s sampled deals by default
+EVALUATE_DEALS = 64  # `evaluate`'s sampled deals by default
 
 
 @dataclass(frozen=True, slots=True)
