@@ -9,6 +9,9 @@ faction's cards are one run of a sorted hand), a play's code is its card, a take
 `copy()` for a search that branches. It keeps what the rest of the game depends on,
 and drops the history, the discard and the Seer's peek.
 
+The expert's rollouts play on it (`compact_greedy.KnowingGame`, which also keeps each
+seat's knowledge), and the 2-player endgame solver.
+
 It restates the domain's steps one by one (each method names the function of
 `rules.py`, `powers.py` or `scoring.py` it mirrors), and is held to them:
 bench/differential.py plays a million random decisions through both, comparing the

@@ -2,15 +2,19 @@
 
 Determinized Monte Carlo: deal the hidden cards again, consistently with everything
 the seat knows (`determinize.py`); in each deal play a candidate decision and then the
-rest of the game with the greedy player at every seat (`rollout.py`); choose the
-candidate with the best average outcome. Every candidate is played in the same deals,
-and the budget goes by successive halving: after each pass the worse half of the
-candidates is dropped and the deals for the rest are doubled.
+rest of the game with the greedy player at every seat (`rollout.py`, on the compact
+engine: `compact_greedy.py`); choose the candidate with the best average outcome.
+Every candidate is played in the same deals, and the budget goes by successive
+halving: after each pass the worse half of the candidates is dropped and the deals
+for the rest are doubled.
 
 With 2 players phase 2 hides nothing (`endgame.py`): the seat solves the rest of the
 game exactly when that search is small enough, and otherwise, or when the game is
 lost against perfect play, plays each decision out with greedy in the one state
 there is.
+
+`evaluate` estimates every legal decision's chance of winning the same way, for the
+analysis of a finished game.
 """
 
 from __future__ import annotations
