@@ -112,6 +112,8 @@ class KnowingGame(CompactGame):
         return game
 
     def _replay_round(self, plays, acquired) -> None:
+        """A round's plays, then its acquisitions that were decisions (the others
+        follow from them)."""
         for play in plays:
             self.apply(play.card.index)
         players = self.players
@@ -197,14 +199,6 @@ def decide(game: KnowingGame) -> int:
     if len(legal) == 1:
         return legal[0]
     return max(legal, key=value_function(game))
-
-
-def ranked(game: KnowingGame) -> list[int]:
-    """The legal codes, the one greedy values most first (`greedy.ranked`)."""
-    legal = game.legal_decisions()
-    if len(legal) == 1:
-        return legal
-    return sorted(legal, key=value_function(game), reverse=True)
 
 
 def value_function(game: KnowingGame):
