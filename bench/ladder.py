@@ -4,6 +4,7 @@
     .venv/bin/python bench/ladder.py --players 3 --pairing expert:greedy --games 150
     .venv/bin/python bench/ladder.py --pairing expert:greedy --expert-seconds 0.2
     .venv/bin/python bench/ladder.py --players 4 --pairing expert+greedy:greedy --games 100
+    .venv/bin/python bench/ladder.py --pairing expert:released --games 300 --expert-seconds 0.2
 
 A pairing `a:b` seats one `a` (the first side with 4 players: seats 0 and 2) against
 `b` in every other seat; with 4 players `a+c:b` seats a team of `a` and `c` against a
@@ -11,7 +12,13 @@ team of two `b`. Each deal is played once per seat rotation (twice with 2 or 4
 players, with the sides swapped; three times with 3), so both levels hold the same
 cards. Prints, per pairing, the share of games the `a` seat wins (a draw counts half)
 with its 95% Wilson interval; then, per level, the seconds per decision (mean, 95th
-percentile and maximum over the decisions with a choice), measured around each call.
+percentile and maximum over the decisions with a choice), measured around each call,
+and the CPU seconds alike.
+
+`--expert-seconds` counts the process's CPU time (`--clock cpu`, the default), so that
+a loaded machine slows the games but does not change the work an expert does in a
+decision; `--clock wall` counts the monotonic clock, as `claim worker` does. The level
+`released` is the expert as released before issue 31, frozen in bench/released/.
 """
 
 from __future__ import annotations
