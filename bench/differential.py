@@ -1,8 +1,9 @@
 """Replay and the AI's compact engine against apply: random legal games played three
-ways, compared at every step.
+ways, compared at every step; with --greedy, the compact greedy against greedy.
 
     .venv/bin/python bench/differential.py [--decisions 1000000] [--seed 1]
                                            [--processes 2]
+    .venv/bin/python bench/differential.py --greedy [--decisions 100000]
 
 Each game deals a random legal deck for 2, 3 or 4 players (in turn) and plays
 uniformly random legal decisions to the end, once with `apply` after `apply` and once
@@ -13,6 +14,13 @@ state read into a compact game) too, and at the end the result. Prints how many
 decisions and games were compared, per player count, and the first difference if any
 (exit status 1). The tests run the same comparison on a few games
 (tests/domain/test_rules.py, tests/ai/test_compact.py).
+
+With --greedy each position of games played by greedy with some random decisions (a
+share drawn per game), over Claim 1, Claim 2 and mixed decks, is decided twice: by
+the compact greedy on a `KnowingGame` (service/ai/compact_greedy.py, the expert's
+rollouts) and by `greedy` on the seat's `observe`; every decision must be equal.
+Prints the positions compared per player count and deck (tests/ai/test_compact_greedy.py
+runs the same comparison, a hundred thousand positions).
 """
 
 from __future__ import annotations
@@ -25,12 +33,16 @@ from multiprocessing import Pool
 from tqdm import tqdm
 
 from service.ai.compact import CODES, DECISIONS, CompactGame
+from service.ai.compact_greedy import KnowingGame, decide
+from service.ai.greedy import greedy
 from service.domain import (
     Replay,
     Settings,
     apply,
     legal_decisions,
+    legal_faction_sets,
     new_game,
+    observe,
     random_factions,
     result,
     shuffled_deck,
@@ -70,12 +82,76 @@ def compare(task: tuple[int, int]) -> tuple[int, int, int, str | None]:
     return players, GAMES_PER_TASK, decisions, None
 
 
+CLAIM_1 = frozenset(("GO", "KN", "UN", "DO", "DW"))
+CLAIM_2 = frozenset(("GN", "GI", "DR", "TR", "SE"))
+
+
+def deck_kind(factions) -> str:
+    codes = {faction.value for faction in factions}
+    return "Claim 1" if codes <= CLAIM_1 else "Claim 2" if codes <= CLAIM_2 else "mixed"
+
+
+def compare_greedy(task: tuple[int, int]) -> tuple[str, int, int, str | None]:
+    """(players and deck, games, positions, first difference or None) for a batch."""
+    seed, players = task
+    rng = random.Random(seed)
+    sets = legal_faction_sets(players)
+    if players == 2:  # Claim 1, Claim 2 or mixed, in turn over the batches
+        kind = ("Claim 1", "Claim 2", "mixed")[seed // 3 % 3]
+        sets = [factions for factions in sets if deck_kind(factions) == kind]
+    positions = 0
+    for _ in range(GAMES_PER_TASK):
+        settings = Settings(players, rng.choice(sets), rng.randrange(players))
+        deck = shuffled_deck(settings.factions, rng)
+        state, game = new_game(settings, deck), KnowingGame.deal(settings, deck)
+        explore = rng.random()
+        while state.to_act is not None:
+            code = decide(game)
+            wanted = greedy(observe(state, state.to_act), rng)
+            positions += 1
+            if DECISIONS[code] != wanted:
+                where = f"phase {state.phase} round {state.round} seat {state.to_act}"
+                return "", 0, positions, f"seed {seed}, {where}: {DECISIONS[code]} != {wanted}"
+            if rng.random() < explore:
+                code = rng.choice(game.legal_decisions())
+            state = apply(state, DECISIONS[code])
+            game.apply(code)
+    return f"{players} players, {deck_kind(settings.factions)}", GAMES_PER_TASK, positions, None
+
+
+def main_greedy(args) -> None:
+    totals: dict[str, list[int]] = {}
+    done = task = 0
+    with Pool(args.processes) as pool, tqdm(total=args.decisions, unit="position") as bar:
+        while done < args.decisions:
+            tasks = [(args.seed * 1_000_000 + task + n, 2 + (task + n) % 3) for n in range(6)]
+            task += len(tasks)
+            for where, games, positions, difference in pool.imap_unordered(compare_greedy, tasks):
+                if difference is not None:
+                    sys.exit(f"the compact greedy decides otherwise: {difference}")
+                counts = totals.setdefault(where, [0, 0])
+                counts[0] += games
+                counts[1] += positions
+                done += positions
+                bar.update(positions)
+    print(f"{'players, deck':<20} {'games':>7} {'positions':>10}  every decision equal")
+    for where, (games, positions) in sorted(totals.items()):
+        print(f"{where:<20} {games:>7,} {positions:>10,}")
+    print(f"{'all':<20} {sum(g for g, _ in totals.values()):>7,} {done:>10,}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--decisions", type=int, default=1_000_000, help="at least this many")
+    parser.add_argument("--decisions", type=int, help="at least this many (1e6; --greedy 1e5)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--greedy", action="store_true", help="compare the compact greedy")
     args = parser.parse_args()
+    if args.greedy:
+        args.decisions = args.decisions or 100_000
+        main_greedy(args)
+        return
+    args.decisions = args.decisions or 1_000_000
     totals = {players: [0, 0] for players in (2, 3, 4)}
     done = 0
     task = 0

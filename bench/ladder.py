@@ -4,6 +4,7 @@
     .venv/bin/python bench/ladder.py --players 3 --pairing expert:greedy --games 150
     .venv/bin/python bench/ladder.py --pairing expert:greedy --expert-seconds 0.2
     .venv/bin/python bench/ladder.py --players 4 --pairing expert+greedy:greedy --games 100
+    .venv/bin/python bench/ladder.py --pairing expert:released --games 300 --expert-seconds 0.2
 
 A pairing `a:b` seats one `a` (the first side with 4 players: seats 0 and 2) against
 `b` in every other seat; with 4 players `a+c:b` seats a team of `a` and `c` against a
@@ -11,7 +12,13 @@ team of two `b`. Each deal is played once per seat rotation (twice with 2 or 4
 players, with the sides swapped; three times with 3), so both levels hold the same
 cards. Prints, per pairing, the share of games the `a` seat wins (a draw counts half)
 with its 95% Wilson interval; then, per level, the seconds per decision (mean, 95th
-percentile and maximum over the decisions with a choice), measured around each call.
+percentile and maximum over the decisions with a choice), measured around each call,
+and the CPU seconds alike.
+
+`--expert-seconds` counts the process's CPU time (`--clock cpu`, the default), so that
+a loaded machine slows the games but does not change the work an expert does in a
+decision; `--clock wall` counts the monotonic clock, as `claim worker` does. The level
+`released` is the expert as released before issue 31, frozen in bench/released/.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import time
 from collections import defaultdict
 from multiprocessing import Pool
 
+import released
 from tqdm import tqdm
 
 from service.ai import Budget, Expert
@@ -40,13 +48,17 @@ from service.domain import (
 )
 from service.games.turns import PLAYERS
 
-LEVELS = tuple(PLAYERS)
+# The service's levels, and the expert as released before issue 31 (bench/released/).
+LEVELS_PLAYING = {**PLAYERS, "released": released.Expert()}
+LEVELS = tuple(LEVELS_PLAYING)
+EXPERTS = (Expert, released.Expert)
+CLOCKS = {"cpu": time.process_time, "wall": time.monotonic}
 
 
-def play_deal(task: tuple[int, str, str, int, int, float | None]) -> tuple[str, list[float], dict]:
+def play_deal(task: tuple) -> tuple[str, list[float], dict]:
     """Play one deal in every seat rotation: the pairing, the `a` side's score in each
     game (1 win, 1/2 draw, 0 loss), and each level's seconds per decision."""
-    seed, hero, rival, players, deal, expert_seconds = task
+    seed, hero, rival, players, deal, expert_seconds, clock = task
     hero, partner = hero.split("+") if "+" in hero else (hero, hero)
     rng = random.Random(f"{seed}:{players}:{deal}")
     settings = Settings(players, random_factions(players, rng), rng.randrange(players))
@@ -59,14 +71,14 @@ def play_deal(task: tuple[int, str, str, int, int, float | None]) -> tuple[str, 
             rival if side_of(players, s) != hero_side else hero if s < 2 else partner
             for s in range(players)
         ]
-        players_ = [PLAYERS[level] for level in levels]
+        players_ = [LEVELS_PLAYING[level] for level in levels]
         rngs = [random.Random(f"{seed}:{players}:{deal}:{rotation}:{s}") for s in range(players)]
         state = new_game(settings, deck)
         while state.to_act is not None:
             seat = state.to_act
             view = observe(state, seat)
             start, cpu = time.perf_counter(), time.process_time()
-            decision = decide(players_[seat], view, rngs[seat], expert_seconds)
+            decision = decide(players_[seat], view, rngs[seat], expert_seconds, CLOCKS[clock])
             if len(view.legal) > 1:
                 seconds[levels[seat]].append(time.perf_counter() - start)
                 seconds[levels[seat] + " cpu"].append(time.process_time() - cpu)
@@ -77,11 +89,12 @@ def play_deal(task: tuple[int, str, str, int, int, float | None]) -> tuple[str, 
     return f"{team}:{rival}", scores, dict(seconds)
 
 
-def decide(player, view, rng, expert_seconds: float | None):
-    """`player`'s decision; the expert's within `expert_seconds` (None: its fixed work
-    budget), on this process's monotonic clock, as `claim worker` gives it."""
-    if isinstance(player, Expert) and expert_seconds is not None:
-        return player(view, rng, Budget(expert_seconds, time.monotonic))
+def decide(player, view, rng, expert_seconds: float | None, clock):
+    """`player`'s decision; an expert's within `expert_seconds` (None: its fixed work
+    budget) on `clock`: this process's CPU time, so that the load of the machine does
+    not change the work done, or its monotonic clock, as `claim worker` gives it."""
+    if isinstance(player, EXPERTS) and expert_seconds is not None:
+        return player(view, rng, Budget(expert_seconds, clock))
     return player(view, rng)
 
 
@@ -117,6 +130,12 @@ def main() -> None:
         default=None,
         help="the expert's time per decision (default: its fixed work budget)",
     )
+    parser.add_argument(
+        "--clock",
+        choices=tuple(CLOCKS),
+        default="cpu",
+        help="what --expert-seconds counts: the process's CPU time (default) or wall time",
+    )
     args = parser.parse_args()
     pairings = [p.split(":") for p in args.pairing or ["greedy:random"]]
     for pair in pairings:
@@ -129,7 +148,7 @@ def main() -> None:
     rotations = 2 if args.players == 4 else args.players
     deals = max(1, math.ceil(args.games / rotations))
     tasks = [
-        (args.seed, a, b, args.players, deal, args.expert_seconds)
+        (args.seed, a, b, args.players, deal, args.expert_seconds, args.clock)
         for a, b in pairings
         for deal in range(deals)
     ]
@@ -142,7 +161,9 @@ def main() -> None:
                 seconds[level] += values
             bar.update(len(deal_scores))
         bar.close()
-    budget = "fixed work" if args.expert_seconds is None else f"{args.expert_seconds} s"
+    budget = "fixed work"
+    if args.expert_seconds is not None:
+        budget = f"{args.expert_seconds} s ({args.clock} time)"
     print(f"{args.players} players, seed {args.seed}, expert's budget per decision: {budget}")
     print(f"{'pairing':<22} {'games':>6} {'a wins':>7}  95% interval")
     for pairing, values in scores.items():

@@ -9,6 +9,9 @@ faction's cards are one run of a sorted hand), a play's code is its card, a take
 `copy()` for a search that branches. It keeps what the rest of the game depends on,
 and drops the history, the discard and the Seer's peek.
 
+The expert's rollouts play on it (`compact_greedy.KnowingGame`, which also keeps each
+seat's knowledge), and the 2-player endgame solver.
+
 It restates the domain's steps one by one (each method names the function of
 `rules.py`, `powers.py` or `scoring.py` it mirrors), and is held to them:
 bench/differential.py plays a million random decisions through both, comparing the
@@ -111,13 +114,16 @@ class CompactGame:
         """The game after the deal, as `new_game(settings, deck)` (unchecked: `deck`
         is every card of the settings' factions, top first)."""
         game = cls._empty(settings)
-        players, size = game.players, game.hand_size
-        indexes = [card.index for card in deck]
-        game.hands = [sorted(indexes[seat * size : (seat + 1) * size]) for seat in range(players)]
-        game.draw_pile = indexes[players * size :][::-1]
-        game.phase, game.round = 1, 0
-        game._start_round(settings.first_leader)
+        game._deal(deck, settings.first_leader)
         return game
+
+    def _deal(self, deck: Sequence[Card], first_leader: int) -> None:
+        players, size = self.players, self.hand_size
+        indexes = [card.index for card in deck]
+        self.hands = [sorted(indexes[seat * size : (seat + 1) * size]) for seat in range(players)]
+        self.draw_pile = indexes[players * size :][::-1]
+        self.phase, self.round = 1, 0
+        self._start_round(first_leader)
 
     @classmethod
     def from_state(cls, state: State) -> CompactGame:
@@ -154,7 +160,7 @@ class CompactGame:
 
     def copy(self) -> CompactGame:
         """A game to play on without changing this one."""
-        game = object.__new__(CompactGame)
+        game = object.__new__(type(self))
         game.players, game.hand_size = self.players, self.hand_size
         game.sides, game.factions = self.sides, self.factions
         game.phase, game.round = self.phase, self.round
@@ -208,7 +214,7 @@ class CompactGame:
                 self._finish_phase2_round()
             return
         if code == TAKE_DECK:  # `_take`
-            self._acquire(self.draw_pile.pop())
+            self._draw()
         else:
             self.prizes.remove(code - TAKE)
             self._acquire(code - TAKE)
@@ -258,11 +264,18 @@ class CompactGame:
             if self.seer_choice or len(prizes) > 1:
                 self.to_act = takers[0]
                 return
-            self._acquire(prizes.pop(0) if prizes else self.draw_pile.pop())
+            if prizes:
+                self._acquire(prizes.pop(0))
+            else:
+                self._draw()
         self._next_round(self.round_winner)
 
     def _acquire(self, card: int) -> None:
         self.follower_piles[self.takers.pop(0)].append(card)
+
+    def _draw(self) -> None:
+        """The next taker draws the draw pile's top card."""
+        self._acquire(self.draw_pile.pop())
 
     def _finish_phase2_round(self) -> None:
         """`powers.resolve_phase2`: where a phase-2 round's cards go (RULES.md 5, 6)."""
@@ -351,6 +364,10 @@ class CompactGame:
     def winner(self) -> int | None:
         """`result().winner`, for a search's many ends."""
         return winning_side(self._scoring()[1])
+
+    def side_keys(self) -> tuple[tuple[int, int, int], ...]:
+        """`result().side_keys`: each side's factions won, their cards and values."""
+        return self._scoring()[1]
 
     def _scoring(self) -> tuple[list[int | None], tuple[tuple[int, int, int], ...]]:
         """Each faction's winning side (None: nobody), and each side's factions won,

@@ -6,7 +6,8 @@ deals those hidden cards at random, uniformly among the deals that agree with al
 seat knows: cards it saw, cards a Seer showed it, and factions a seat lacks because
 it did not follow them. The state is then built by replaying the game's public
 decisions from the deck order that deal implies, so the rules engine itself vouches
-for it, and `observe(sampled, seat)` equals the observation it came from.
+for it, and `observe(sampled, seat)` equals the observation it came from. `games`
+replays them on the compact engine instead, for the expert's rollouts.
 
 Other seats' decisions are taken as uninformative (beyond the follow rule), as in
 any determinized search.
@@ -34,6 +35,7 @@ from service.domain import (
 )
 from service.domain.state import DECK, PRIZE
 
+from .compact_greedy import KnowingGame
 from .knowledge import known_followers, lacking, outstanding
 
 
@@ -83,12 +85,29 @@ def sample_state(observation: Observation, rng: random.Random) -> State:
 def states(observation: Observation, rng: random.Random):
     """Endless independent `sample_state`s of one observation, sharing the work of
     reading it."""
+    for settings, deck in decks(observation, rng):
+        yield _replayed(observation, new_game(settings, deck))
+
+
+def games(observation: Observation, rng: random.Random):
+    """`states` as the rollouts play them: compact games, each seat's knowledge
+    kept (`compact_greedy.KnowingGame`), dealt from the same deck orders and played
+    through the same public decisions on the compact engine."""
+    for settings, deck in decks(observation, rng):
+        yield KnowingGame.replayed(
+            settings, deck, observation.rounds, observation.trick, observation.acquired
+        )
+
+
+def decks(observation: Observation, rng: random.Random):
+    """Endless (settings, deck order) that the seat cannot tell from the real game's,
+    the hidden cards dealt uniformly at random among the consistent deals."""
     unknown = hidden(observation)
     count = _deal_counter(unknown)
     others = _others(observation)
     while True:
         hands, free = _deal(unknown, count, rng)
-        yield _rebuild(observation, {seat: hands[seat] for seat in others}, free, rng)
+        yield _deck(observation, {seat: hands[seat] for seat in others}, free, rng)
 
 
 def _others(observation: Observation) -> list[int]:
@@ -250,11 +269,10 @@ def _hidden_draws(
     return draws, free
 
 
-def _rebuild(
+def _deck(
     observation: Observation, hands: dict[int, list[Card]], free: list[Card], rng: random.Random
-) -> State:
-    """The state of the game with the hidden cards placed: the deck order they imply,
-    dealt and played through the public decisions again."""
+) -> tuple[Settings, list[Card]]:
+    """The settings and the deck order that the hidden cards' places imply."""
     seat = observation.seat
     draws, draw_pile = _hidden_draws(observation, hands, free, rng)
     rounds = _phase1_rounds(observation)
@@ -282,8 +300,11 @@ def _rebuild(
         deck.append(observation.peek)
     deck += draw_pile
     first_leader = observation.rounds[0].leader if observation.rounds else observation.leader
-    settings = Settings(observation.players, observation.factions, first_leader)
-    state = new_game(settings, deck)
+    return Settings(observation.players, observation.factions, first_leader), deck
+
+
+def _replayed(observation: Observation, state: State) -> State:
+    """The game dealt in `state` played through the observation's public decisions."""
     for record in observation.rounds:
         state = _replay_round(state, record.plays, record.acquired)
     return _replay_round(state, observation.trick, observation.acquired)

@@ -2,15 +2,19 @@
 
 Determinized Monte Carlo: deal the hidden cards again, consistently with everything
 the seat knows (`determinize.py`); in each deal play a candidate decision and then the
-rest of the game with the greedy player at every seat (`rollout.py`); choose the
-candidate with the best average outcome. Every candidate is played in the same deals,
-and the budget goes by successive halving: after each pass the worse half of the
-candidates is dropped and the deals for the rest are doubled.
+rest of the game with the greedy player at every seat (`rollout.py`, on the compact
+engine: `compact_greedy.py`); choose the candidate with the best average outcome.
+Every candidate is played in the same deals, and the budget goes by successive
+halving: after each pass the worse half of the candidates is dropped and the deals
+for the rest are doubled.
 
 With 2 players phase 2 hides nothing (`endgame.py`): the seat solves the rest of the
 game exactly when that search is small enough, and otherwise, or when the game is
 lost against perfect play, plays each decision out with greedy in the one state
 there is.
+
+`evaluate` estimates every legal decision's chance of winning the same way, for the
+analysis of a finished game.
 """
 
 from __future__ import annotations
@@ -20,14 +24,17 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.domain import Decision, Observation, Settings, State, apply, legal_decisions
+from service.domain import Decision, Observation, Settings, State
 
 from . import greedy
-from .determinize import sample_state, states
+from .compact import CODES, DECISIONS
+from .compact_greedy import KnowingGame
+from .determinize import games, sample_state
 from .endgame import LOSS, solve
-from .rollout import rollout
+from .rollout import outcome, play_out, rollout
 
 ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search; the rest for playouts
+EVALUATE_DEALS = 64  # `evaluate`'s sampled deals by default
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +87,8 @@ class Expert:
             solution = solve(state, side, math.inf, lambda: budget.clock() >= until)
         if solution is not None and solution.value > LOSS:
             return solution.decision
-        return max(legal_decisions(state), key=lambda d: rollout(apply(state, d), side, rng))
+        world = KnowingGame.from_state(state)
+        return DECISIONS[max(world.legal_decisions(), key=lambda c: rollout(world, c, side))]
 
     def _search(
         self, observation: Observation, rng: random.Random, side: int, budget: Budget | None
@@ -88,11 +96,11 @@ class Expert:
         """Successive halving of greedy's next best candidates against its own choice
         (the baseline, played in every deal too) on shared sampled deals; the baseline
         stays unless the best candidate beats it clearly."""
-        baseline, *rivals = greedy.ranked(observation)[: self.candidates]
-        gains = {d: [] for d in rivals}  # per deal: score less the baseline's score
+        baseline, *rivals = map(CODES.get, greedy.ranked(observation)[: self.candidates])
+        gains = {code: [] for code in rivals}  # per deal: score less the baseline's score
         length = _plays_left(observation)
         passes = max(1, math.ceil(math.log2(len(rivals) + 1)))
-        worlds = states(observation, rng)
+        worlds = games(observation, rng)
         deals = 0
         start = budget.clock() if budget else 0.0
         for done in range(1, passes + 1):
@@ -103,15 +111,39 @@ class Expert:
             while deals < least or (budget.clock() < until if budget else deals < target):
                 world = next(worlds)
                 deals += 1
-                base = rollout(apply(world, baseline), side, rng)
-                for decision in rivals:
-                    gains[decision].append(rollout(apply(world, decision), side, rng) - base)
-            rivals.sort(key=lambda d: sum(gains[d]), reverse=True)
+                base = rollout(world, baseline, side)
+                for code in rivals:
+                    gains[code].append(rollout(world, code, side) - base)
+            rivals.sort(key=lambda code: sum(gains[code]), reverse=True)
             if len(rivals) == 1:
                 break
             rivals = rivals[: (len(rivals) + 1) // 2]
         best = rivals[0]
-        return best if _clearly_positive(gains[best], self.confidence) else baseline
+        return DECISIONS[best if _clearly_positive(gains[best], self.confidence) else baseline]
+
+
+def evaluate(
+    observation: Observation, seed: int | str, budget: int = EVALUATE_DEALS
+) -> dict[Decision, float]:
+    """Each legal decision's chance that the seat's side wins the game (a draw counts
+    half), as the seat can estimate it from its observation alone: every decision is
+    played out by greedy at every seat in the same `budget` sampled deals (one with 2
+    players in phase 2, where nothing is hidden). A pure function of its inputs: the
+    deals come from `random.Random(seed)`."""
+    rng = random.Random(seed)
+    side = observation.side
+    if observation.players == 2 and observation.phase == 2:
+        budget = 1
+    worlds = games(observation, rng)
+    totals = dict.fromkeys(observation.legal, 0.0)
+    for _ in range(budget):
+        world = next(worlds)
+        for decision in totals:
+            game = world.copy()
+            game.apply(CODES[decision])
+            play_out(game)
+            totals[decision] += outcome(game.side_keys(), side)
+    return {decision: total / budget for decision, total in totals.items()}
 
 
 def _clearly_positive(gains: list[float], z: float) -> bool:

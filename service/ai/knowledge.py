@@ -2,9 +2,9 @@
 (RULES.md 8): which cards are still outstanding, which cards it knows another seat
 holds, and which factions another seat has shown it lacks by not following.
 
-Each function reads only the fields of `Observation` that the seat may see; the
-expert's rollouts pass a seat's view of a sampled state with the same fields
-(`rollout.SeatView`).
+Each function reads only the fields of `Observation` that the seat may see. The
+expert's rollouts keep the same knowledge as their games go instead
+(`compact_greedy.KnowingGame`).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def outstanding(observation: Observation) -> Counter[Card]:
 def outstanding_counts(observation: Observation) -> dict[Card, int]:
     """`outstanding` as a plain dict, in code order, for the greedy player's every
     decision: plain dict arithmetic instead of Counter's Python-level `subtract` and
-    `+`, 14 us a call instead of 24 over rollouts' observations."""
+    `+`, 14 us a call instead of 24."""
     seen = played_cards(observation)
     seen += observation.hand
     if observation.phase == 1:

@@ -2,10 +2,7 @@
 
 from collections import Counter
 
-import pytest
-
 from service.ai.knowledge import known_followers, outstanding, outstanding_counts
-from service.ai.rollout import seat_view
 from service.domain import observe
 from tests.ai.test_players import random_states
 
@@ -26,14 +23,13 @@ def cards_out_of_sight(state, seat):
     return +cards
 
 
-@pytest.mark.parametrize("view", [observe, seat_view])
-def test_the_outstanding_cards_are_those_out_of_the_seats_sight(view):
+def test_the_outstanding_cards_are_those_out_of_the_seats_sight():
     compared = 0
     for state in random_states(games=9, seed=7):
         for seat in range(state.players):
             expected = cards_out_of_sight(state, seat)
-            assert outstanding(view(state, seat)) == expected
-            counts = outstanding_counts(view(state, seat))
+            assert outstanding(observe(state, seat)) == expected
+            counts = outstanding_counts(observe(state, seat))
             assert counts == dict(expected) and list(counts) == sorted(counts)  # code order
             compared += 1
     assert compared > 1500

@@ -6,8 +6,10 @@ import pytest
 
 from service import ai
 from service.ai import expert
-from service.ai.determinize import sample_state
+from service.ai.compact import CODES, DECISIONS, CompactGame
+from service.ai.determinize import games, sample_state, states
 from service.ai.endgame import DRAW, LOSS, WIN, Solution, outcome, solve
+from service.ai.knowledge import outstanding_counts
 from service.domain import (
     Settings,
     apply,
@@ -112,6 +114,61 @@ def test_sampled_states_agree_with_everything_the_seat_knows():
     assert differed > 50
 
 
+def test_sampled_games_are_the_sampled_states_on_the_compact_engine():
+    """The rollouts' deals (`games`) are the deals `states` samples from the same
+    random numbers, read into knowing games: the same position, and each seat's
+    unseen cards those of its observation of the sampled state."""
+    compared = 0
+    for number, state in enumerate(random_states(games=6, seed=7)):
+        if number % 5:
+            continue
+        view = observe(state, state.to_act)
+        game = next(games(view, random.Random(number)))
+        sampled = next(states(view, random.Random(number)))
+        assert game.position() == CompactGame.from_state(sampled).position()
+        for seat in range(state.players):
+            unseen = outstanding_counts(observe(sampled, seat))
+            assert {card.index: n for card, n in unseen.items()} == {
+                card: n for card, n in enumerate(game.unseen[seat]) if n
+            }
+        compared += 1
+    assert compared > 50
+
+
+def test_the_expert_evaluates_every_legal_decision_from_the_observation_alone():
+    """`evaluate` answers a win chance for each legal decision, in legal order; the
+    same for the same seed; and the same when the cards the seat cannot see change."""
+    compared = 0
+    for number, state in enumerate(random_states(games=3, seed=8)):
+        if number % 9:
+            continue
+        seat = state.to_act
+        view = observe(state, seat)
+        chances = expert.evaluate(view, f"game/{number}", budget=3)
+        assert list(chances) == list(view.legal)
+        assert all(0.0 <= chance <= 1.0 for chance in chances.values())
+        assert expert.evaluate(view, f"game/{number}", budget=3) == chances
+        twin = hide_differently(state, seat)
+        if twin != state and observe(twin, seat) == view:
+            assert expert.evaluate(observe(twin, seat), f"game/{number}", budget=3) == chances
+            compared += 1
+    assert compared > 5
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_2_player_endgame_is_evaluated_by_playing_each_decision_out(seed):
+    """With 2 players in phase 2 nothing is hidden: each decision's chance is the
+    outcome of greedy at both seats after it, played here through the domain."""
+    state = three_rounds_left(seed)
+    side = state.to_act
+    chances = expert.evaluate(observe(state, side), "seed")
+    for decision, chance in chances.items():
+        after = apply(state, decision)
+        while after.to_act is not None:
+            after = apply(after, ai.greedy(observe(after, after.to_act), None))
+        assert chance == outcome(result(after).winner, side)
+
+
 def minimax(state, side):
     """The value of a position for `side` by plain search, for small positions."""
     if state.to_act is None:
@@ -194,9 +251,9 @@ def test_the_expert_plays_a_lost_endgame_for_the_greedy_opponents_mistake(monkey
     state = three_rounds_left(0)
     legal = legal_decisions(state)
     assert len(legal) > 1
+    codes = [CODES[decision] for decision in legal]
     monkeypatch.setattr(expert, "solve", lambda *_: Solution(legal[0], LOSS, 1))
-    monkeypatch.setattr(expert, "apply", lambda _, decision: decision)
-    monkeypatch.setattr(expert, "rollout", lambda d, _, rng: legal.index(d))
+    monkeypatch.setattr(expert, "rollout", lambda _, code, side: codes.index(code))
     assert ai.Expert()(observe(state, state.to_act), random.Random(1)) == legal[-1]
 
 
@@ -211,9 +268,11 @@ def test_the_expert_plays_a_rival_of_greedys_choice_only_when_it_does_clearly_be
     state = new_game(Settings(3, factions), shuffled_deck(factions, random.Random(2)))
     ranked = legal_decisions(state)[: rivals + 1]
     worth = {d: 0.0 for d in ranked} | {ranked[-1]: gain}
+    noise = random.Random(1)
     monkeypatch.setattr(expert.greedy, "ranked", lambda _: list(ranked))
-    monkeypatch.setattr(expert, "apply", lambda _, decision: decision)
-    monkeypatch.setattr(expert, "rollout", lambda d, _, rng: worth[d] + rng.gauss(0, 0.3))
+    monkeypatch.setattr(
+        expert, "rollout", lambda _, code, side: worth[DECISIONS[code]] + noise.gauss(0, 0.3)
+    )
     chosen = ai.Expert(candidates=rivals + 1)(observe(state, state.to_act), random.Random(1))
     assert chosen == (ranked[-1] if gain > 0.1 else ranked[0])
 

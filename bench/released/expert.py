@@ -1,0 +1,132 @@
+"""The expert player: search over the states the seat cannot tell apart.
+
+Determinized Monte Carlo: deal the hidden cards again, consistently with everything
+the seat knows (`determinize.py`); in each deal play a candidate decision and then the
+rest of the game with the greedy player at every seat (`rollout.py`); choose the
+candidate with the best average outcome. Every candidate is played in the same deals,
+and the budget goes by successive halving: after each pass the worse half of the
+candidates is dropped and the deals for the rest are doubled.
+
+With 2 players phase 2 hides nothing (`endgame.py`): the seat solves the rest of the
+game exactly when that search is small enough, and otherwise, or when the game is
+lost against perfect play, plays each decision out with greedy in the one state
+there is.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from service.ai.greedy import ranked
+from service.domain import Decision, Observation, Settings, State, apply, legal_decisions
+
+from .determinize import sample_state, states
+from .endgame import LOSS, solve
+from .rollout import rollout
+
+ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search; the rest for playouts
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Time for one decision: `seconds` on `clock`, a clock the caller passes (the
+    AI reads none of its own), such as `time.monotonic`."""
+
+    seconds: float
+    clock: Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class Expert:
+    """An expert player with a fixed work budget, so that its play depends on its
+    inputs only: about `steps` simulated decisions per decision, and at most
+    `endgame_positions` positions to solve a 2-player phase 2 exactly. Given a
+    `Budget`, it searches by time instead: each pass of the halving gets its share of
+    the seconds (at least two deals), the endgame solver most of them, and it answers
+    when they are spent."""
+
+    steps: int = 6_000
+    endgame_positions: int = 6_000
+    candidates: int = 4  # greedy's best decisions searched
+    confidence: float = 1.0  # standard errors by which to beat greedy's choice
+
+    def __call__(
+        self, observation: Observation, rng: random.Random, budget: Budget | None = None
+    ) -> Decision:
+        """The decision with the best average outcome over the sampled deals."""
+        legal = observation.legal
+        if len(legal) == 1:
+            return legal[0]
+        side = observation.side
+        if observation.players == 2 and observation.phase == 2:
+            state = sample_state(observation, rng)  # the only state there is
+            return self._endgame(state, side, rng, budget)
+        return self._search(observation, rng, side, budget)
+
+    def _endgame(
+        self, state: State, side: int, rng: random.Random, budget: Budget | None
+    ) -> Decision:
+        """A 2-player phase 2: exact play if the search fits in `endgame_positions`,
+        or in the budget's seconds but the little the playouts need. Otherwise, and
+        when every decision loses against perfect play, the decision whose greedy
+        playout scores best: the likeliest to profit from a mistake."""
+        if budget is None:
+            solution = solve(state, side, self.endgame_positions)
+        else:
+            until = budget.clock() + budget.seconds * ENDGAME_SHARE
+            solution = solve(state, side, math.inf, lambda: budget.clock() >= until)
+        if solution is not None and solution.value > LOSS:
+            return solution.decision
+        return max(legal_decisions(state), key=lambda d: rollout(apply(state, d), side, rng))
+
+    def _search(
+        self, observation: Observation, rng: random.Random, side: int, budget: Budget | None
+    ) -> Decision:
+        """Successive halving of greedy's next best candidates against its own choice
+        (the baseline, played in every deal too) on shared sampled deals; the baseline
+        stays unless the best candidate beats it clearly."""
+        baseline, *rivals = ranked(observation)[: self.candidates]
+        gains = {d: [] for d in rivals}  # per deal: score less the baseline's score
+        length = _plays_left(observation)
+        passes = max(1, math.ceil(math.log2(len(rivals) + 1)))
+        worlds = states(observation, rng)
+        deals = 0
+        start = budget.clock() if budget else 0.0
+        for done in range(1, passes + 1):
+            # Each pass spends its share of the budget on the decisions left.
+            least = deals + 2
+            target = deals + max(2, self.steps // (passes * (len(rivals) + 1) * length))
+            until = start + budget.seconds * done / passes if budget else 0.0
+            while deals < least or (budget.clock() < until if budget else deals < target):
+                world = next(worlds)
+                deals += 1
+                base = rollout(apply(world, baseline), side, rng)
+                for decision in rivals:
+                    gains[decision].append(rollout(apply(world, decision), side, rng) - base)
+            rivals.sort(key=lambda d: sum(gains[d]), reverse=True)
+            if len(rivals) == 1:
+                break
+            rivals = rivals[: (len(rivals) + 1) // 2]
+        best = rivals[0]
+        return best if _clearly_positive(gains[best], self.confidence) else baseline
+
+
+def _clearly_positive(gains: list[float], z: float) -> bool:
+    """Whether the mean of paired gains is above zero by `z` standard errors."""
+    n = len(gains)
+    mean = sum(gains) / n
+    if mean <= 0 or n < 2:
+        return False
+    variance = sum((g - mean) ** 2 for g in gains) / (n - 1)
+    return mean > z * math.sqrt(variance / n)
+
+
+def _plays_left(observation: Observation) -> int:
+    """The cards still to be played in the game: about the length of a rollout."""
+    left = sum(observation.hand_sizes)
+    if observation.phase == 1:
+        left += observation.players * Settings(observation.players, observation.factions).hand_size
+    return max(1, left)

@@ -1,0 +1,79 @@
+"""The greedy player on the compact engine decides as the greedy player does
+(`compact_greedy.decide` against `greedy.greedy` of the seat's `observe`), and a
+knowing game's knowledge is the seat's: bench/differential.py --greedy compares more
+positions with progress."""
+
+import random
+from collections import Counter
+
+from service.ai.compact import DECISIONS
+from service.ai.compact_greedy import KnowingGame, decide
+from service.ai.greedy import greedy
+from service.ai.knowledge import outstanding_counts
+from service.domain import Settings, apply, legal_faction_sets, new_game, observe, shuffled_deck
+
+CLAIM_1 = frozenset(("GO", "KN", "UN", "DO", "DW"))
+CLAIM_2 = frozenset(("GN", "GI", "DR", "TR", "SE"))
+
+
+def deck_kind(settings: Settings) -> str:
+    """claim1 or claim2 when every faction is of that box, else mixed."""
+    codes = {faction.value for faction in settings.factions}
+    return "claim1" if codes <= CLAIM_1 else "claim2" if codes <= CLAIM_2 else "mixed"
+
+
+def compared_games(games: int, seed: int):
+    """Games of 2, 3 and 4 players in turn, over Claim 1, Claim 2 and mixed decks,
+    each played by greedy with some random decisions (a share drawn per game) so that
+    the positions are not greedy's alone. Yields, at every decision of every game,
+    (settings, state, knowing game) with the same position."""
+    rng = random.Random(seed)
+    for number in range(games):
+        players = 2 + number % 3
+        sets = legal_faction_sets(players)
+        if players == 2:  # a Claim 1, a Claim 2 and a mixed deck in turn
+            kind = ("claim1", "claim2", "mixed")[number // 3 % 3]
+            sets = [f for f in sets if deck_kind(Settings(2, f)) == kind]
+        settings = Settings(players, rng.choice(sets), rng.randrange(players))
+        deck = shuffled_deck(settings.factions, rng)
+        state, game = new_game(settings, deck), KnowingGame.deal(settings, deck)
+        explore = rng.random()
+        while state.to_act is not None:
+            yield settings, state, game
+            legal = game.legal_decisions()
+            code = rng.choice(legal) if rng.random() < explore else decide(game)
+            state = apply(state, DECISIONS[code])
+            game.apply(code)
+
+
+def test_the_compact_greedy_decides_as_greedy_over_a_hundred_thousand_positions():
+    positions, kinds = 0, Counter()
+    for settings, state, game in compared_games(games=1_400, seed=1):
+        view = observe(state, state.to_act)
+        assert DECISIONS[decide(game)] == greedy(view, random.Random(0)), (
+            f"{settings} phase {state.phase} round {state.round} seat {state.to_act}"
+        )
+        positions += 1
+        kinds[settings.players, deck_kind(settings), state.phase, len(view.legal) > 1] += 1
+    assert positions >= 100_000
+    for players, kind in [(2, "claim1"), (2, "claim2"), (2, "mixed"), (3, "mixed"), (4, "mixed")]:
+        for phase in (1, 2):
+            assert kinds[players, kind, phase, True] > 1_000, (players, kind, phase)
+
+
+def test_each_seat_of_a_knowing_game_has_not_seen_what_its_observation_has_not():
+    """The kept knowledge is `knowledge.outstanding` of each seat's observation at
+    every step (Seer peeks, prizes, draws and the phase change included), and a game
+    read from a domain state by its history (`from_state`) keeps the same."""
+    compared = 0
+    for number, (_, state, game) in enumerate(compared_games(games=60, seed=2)):
+        replayed = KnowingGame.from_state(state) if number % 7 == 0 else None
+        for seat in range(state.players):
+            outstanding = outstanding_counts(observe(state, seat))
+            expected = Counter({card.index: n for card, n in outstanding.items()})
+            for knowing in filter(None, (game, replayed)):
+                unseen = Counter({card: n for card, n in enumerate(knowing.unseen[seat]) if n})
+                assert unseen == expected
+                assert knowing.unseen_total[seat] == expected.total()
+            compared += 1
+    assert compared > 10_000
