@@ -128,7 +128,8 @@ def challenge(claim: Claim, key: str | None, to: str, settings: ChallengeSetting
         try:
             claim.players.get(to)
         except UnknownPlayer:
-            raise NoSuchPlayer(f"no player {to!r}") from None
+            hint = f" (an AI level is ai:{to})" if to in AI_LEVELS else ""
+            raise NoSuchPlayer(f"no player {to!r}{hint}: a player id, or {_LEVELS}") from None
         if settings.rated and holder.bot:  # a person challenging a bot is the exception
             check_bots_apart(claim, holder.id, [to])
     settings_of(settings.players, settings.factions, settings.first_leader)  # fits?

@@ -152,6 +152,13 @@ def test_a_challenge_that_cannot_be_is_refused_and_nothing_kept(client, body, st
     assert client.get("/me/challenges", headers=ann_key).json["challenges"] == []
 
 
+def test_an_ai_level_named_without_its_prefix_is_told_how_to_name_it(client):
+    _, ann_key = a_player(client, "Ann")
+    refused = client.post("/challenges", json={"to": "expert"}, headers=ann_key)
+    assert problem(refused) == (404, "/problems/unknown-player")
+    assert "(an AI level is ai:expert)" in refused.json["detail"]
+
+
 def test_challenging_oneself_or_without_a_key_is_refused(client):
     ann, ann_key = a_player(client, "Ann")
     assert problem(challenge(client, ann_key, ann))[0] == 400
