@@ -136,8 +136,8 @@ def test_a_killed_embedded_redis_is_started_again_on_the_same_data(serve):
     assert view.status_code == 200 and view.json()["version"] == 1
 
 
-KILLS = 12  # once in twelve, a worker's SIGTERM was lost and it lived on (a suite run
-# has two chances in three to catch that again; every run of CI adds its own)
+KILLS = 8  # once in twelve, a worker's SIGTERM was lost and it lived on (a suite run
+# has one chance in two to catch that again; every run of CI adds its own)
 
 
 def test_nothing_outlives_a_kill_9_of_its_group_and_a_restart_comes_up_at_once(serve):

@@ -80,7 +80,7 @@ def test_a_whole_game_against_the_ai_by_clicking_on_desktop_and_phone(new_page, 
     winners = view["ending"]["winning_seats"]
     result = page.locator("section[aria-labelledby='p-result']")
     expected = "Winner: nobody" if not winners else ("You won!" if winners == [0] else "You lost.")
-    assert expected in result.inner_text()
+    assert expected in result.inner_text() and "Winner: You" not in result.inner_text()
     for faction, side in view["result"]["faction_winners"].items():
         assert result.locator("tr", has_text=Faction.parse(faction).title).count() == 1, side
     page.click("text=Rematch")  # the next game, seats moved on by one: Ann sits down at once
@@ -138,7 +138,7 @@ def test_four_players_in_teams_two_people_and_two_ais(new_page, site):
     assert view["status"] == "finished"
     result = ann.locator("section[aria-labelledby='p-result']").inner_text()
     expected = {
-        (0,): "You won! Winner: your team (you & AI 3 (random))",
+        (0,): "You won: your team (you & AI 3 (random))!",
         (1,): "You lost. Winner: team B (Bo & AI 4 (random))",
         (): "Winner: nobody (a draw)",
     }

@@ -145,6 +145,14 @@ def test_rated_games_are_offered_to_registered_players_only(site, new_page):
     assert player.locator("#rated").is_enabled()
 
 
+def test_what_happens_when_a_move_time_runs_out_is_asked_only_with_a_time_limit(new_page):
+    page = new_page()
+    page.goto("/new")
+    assert page.locator("#limit").input_value() == "" and page.locator("#policy").is_disabled()
+    page.select_option("#limit", "3600")
+    assert page.locator("#policy").is_enabled()
+
+
 def test_an_ai_standing_in_is_told_and_the_seat_taken_back_until_the_game_ends(site, new_page):
     deck = arranged_deck(FACTIONS, 2, {})
     game_id, invites = site.game(

@@ -41,7 +41,7 @@ export function resultPanel(view, me, proof = null) {
   const won = ending.winners.length ? ending.winners.map((side) => sideName(view, side, me)).join(" and ") : "nobody (a draw)";
   const mine = me != null && ending.winning_seats.includes(me);
   const headline = ending.reason === "aborted" ? "The game was called off."
-    : me != null && ending.winners.length ? (mine ? `You won! Winner: ${won}.` : `You lost. Winner: ${won}.`) : `Winner: ${won}.`;
+    : me != null && ending.winners.length ? (mine ? `You won${won === "You" ? "" : `: ${won}`}!` : `You lost. Winner: ${won}.`) : `Winner: ${won}.`;
   const lines = [h("p", { class: "turn" }, headline),
     ending.seat != null ? h("p", {}, `${Who(view, ending.seat, me)} ${ending.reason}.`) : null, proof];
   if (view.result) {

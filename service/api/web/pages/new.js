@@ -44,10 +44,14 @@ export default async function newGamePage() {
         LEVELS.map((level) => option(`ai:${level}`, `AI: ${level}`, seat > 0 && level === "greedy"))))));
   }
   players.addEventListener("change", redraw);
-  rated.addEventListener("change", () => {  // no AI plays a rated seat: its time runs out by forfeit
+  // No AI plays a rated seat: its time runs out by forfeit; without a limit, it never does.
+  const policyFits = () => {
     if (rated.checked) policy.value = "forfeit";
-    policy.disabled = rated.checked;
-  });
+    policy.disabled = rated.checked || !limit.value;
+  };
+  rated.addEventListener("change", policyFits);
+  limit.addEventListener("change", policyFits);
+  policyFits();
   redraw();
   form.append(h("label", {}, "Players: ", players), h("label", {}, "Deck (the rules' legal sets of factions): ", deck), seatsBox,
     h("label", {}, me ? `Your name: ${me.name} (your registered player) ` : "Your name: ", me ? "" : name),
