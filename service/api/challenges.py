@@ -7,17 +7,17 @@ from flask import url_for
 from marshmallow import Schema, fields, validate
 
 from service import games
-from service.games import CHALLENGE_STATUSES, DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES
+from service.games import CHALLENGE_STATUSES
 
 from .auth import bearer_required, bearer_token
 from .fields import Flag
-from .games import BEARER, MAX_MOVE_TIME, MIN_MOVE_TIME, Factions, claim
+from .games import BEARER, Factions, TurnSettingsSchema, claim
 from .problems import Blueprint
 
 blp = Blueprint("challenges", __name__, description="Challenge a player or an AI level")
 
 
-class ChallengeRequestSchema(Schema):
+class ChallengeRequestSchema(TurnSettingsSchema):
     to = fields.String(
         required=True,
         validate=validate.Length(1, 40),
@@ -27,17 +27,6 @@ class ChallengeRequestSchema(Schema):
     factions = Factions(
         load_default=games.RANDOM,
         metadata={"description": "a preset or faction codes, as `POST /games` takes them"},
-    )
-    first_leader = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 3))
-    move_time_limit = fields.Integer(
-        strict=True,
-        load_default=None,
-        allow_none=True,
-        validate=validate.Range(MIN_MOVE_TIME, MAX_MOVE_TIME),
-        metadata={"description": "seconds a person has for each decision; null for none"},
-    )
-    timeout_policy = fields.String(
-        load_default=DEFAULT_TIMEOUT_POLICY, validate=validate.OneOf(TIMEOUT_POLICIES)
     )
     rated = Flag(
         load_default=False,

@@ -63,23 +63,9 @@ class SeatRequestSchema(Schema):
             raise ValidationError("an AI seat has a level and a human seat has none", "level")
 
 
-class CreateGameSchema(Schema):
-    players = fields.Integer(required=True, strict=True, validate=validate.Range(2, 4))
-    factions = Factions(
-        load_default=games.RANDOM,
-        metadata={
-            "oneOf": [
-                {"type": "string", "enum": list(PRESET_NAMES)},
-                {"type": "array", "items": {"type": "string", "example": "GO"}},
-            ],
-            "description": "a preset (claim and claim2 are 2-player decks) or faction codes",
-        },
-    )
-    seats = fields.List(
-        fields.Nested(SeatRequestSchema),
-        load_default=None,
-        metadata={"description": "one per player; default: all human"},
-    )
+class TurnSettingsSchema(Schema):
+    """Who leads first and the time of a move: what a game and a challenge both set."""
+
     first_leader = fields.Integer(strict=True, load_default=0, validate=validate.Range(0, 3))
     move_time_limit = fields.Integer(
         strict=True,
@@ -96,6 +82,25 @@ class CreateGameSchema(Schema):
             " `takeover:<level>` plays the seat until its person returns, `forfeit` ends"
             " the game against the seat's side"
         },
+    )
+
+
+class CreateGameSchema(TurnSettingsSchema):
+    players = fields.Integer(required=True, strict=True, validate=validate.Range(2, 4))
+    factions = Factions(
+        load_default=games.RANDOM,
+        metadata={
+            "oneOf": [
+                {"type": "string", "enum": list(PRESET_NAMES)},
+                {"type": "array", "items": {"type": "string", "example": "GO"}},
+            ],
+            "description": "a preset (claim and claim2 are 2-player decks) or faction codes",
+        },
+    )
+    seats = fields.List(
+        fields.Nested(SeatRequestSchema),
+        load_default=None,
+        metadata={"description": "one per player; default: all human"},
     )
     join_time_limit = fields.Integer(
         strict=True,
