@@ -92,9 +92,13 @@ def fire_due_timers(claim: Claim) -> int:
             fired += 1
     while chunk := claim.archives.claim(claim.clock(), CHUNK, LEASE):
         try:
-            fired += len(archiving.archive(claim, [game_id for game_id, _ in chunk]).archived)
+            moved = len(archiving.archive(claim, [game_id for game_id, _ in chunk]).archived)
         except Exception:
             log.exception("the archive timers: moving a chunk of games failed")
+            break
+        fired += moved
+        if not moved:  # what was left comes back when its lease ends, not in a tight loop
+            break
     return fired
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from service import games
 from service.events import FINISHED, LobbyFilter, StaleVersion
+from service.games import archiving, background
 from tests.games.factories import a_game, joined, moved
 from tests.games.test_ratings import a_rated_game, played_out, registered
 
@@ -222,3 +223,20 @@ def test_a_game_whose_kept_seal_is_not_of_its_log_stays_in_redis(claim, redis_cl
     redis_client.set(key, redis_client.get(f"{prefix}:game:{{{other.id}}}:seal"))
     assert games.archive(claim, [game.id]).left == (game.id,)
     assert claim.archive.count() == 0
+
+
+def test_games_left_in_redis_come_back_after_their_lease_not_in_a_loop(claim, clock, monkeypatch):
+    game, _ = finished(claim)
+    clock.advance(claim.config.archive_after)
+    monkeypatch.setattr(background, "LEASE", 0.0)  # due again at once, as after a lease
+    tries = []
+
+    def left(claim, ids, ended_by=None):
+        if tries:
+            pytest.fail("the same chunk moved again in the same turn")  # not an Exception
+        tries.append(ids)
+        return archiving.Archived((), tuple(ids), (), ())
+
+    monkeypatch.setattr(archiving, "archive", left)
+    assert games.fire_due_timers(claim) == 0
+    assert tries == [[game.id]]
