@@ -232,29 +232,10 @@ class CompactGame:
         if self.players == 2:
             self.takers = [winner, 1 - winner]
         else:
-            self.takers = self._ranking(winner)
+            self.takers = ranking(self.trick_seats, self.trick_cards, winner)
         if self.trick_cards[at] // 10 == SE:
             self.seer_choice = True
         self._hand_out()
-
-    def _ranking(self, winner: int) -> list[int]:
-        """`powers.ranking`: the winner, then Knights in a Goblin-led round, then the
-        others who followed, then the rest; each highest value first."""
-        cards = self.trick_cards
-        led = cards[0] // 10
-        others = []
-        for order, (seat, card) in enumerate(zip(self.trick_seats, cards, strict=True)):
-            if seat != winner:
-                faction = card // 10
-                if faction in (led, DO):
-                    group = 1
-                elif led == GO and faction == KN:
-                    group = 0
-                else:
-                    group = 2
-                others.append((group, -(card % 10), order, seat))
-        others.sort()
-        return [winner] + [key[3] for key in others]
 
     def _hand_out(self) -> None:
         """`rules._hand_out`: the next takers get their prize or draw until one has a
@@ -448,3 +429,23 @@ def _indexes(piles) -> list[list[int]]:
 
 def _frozen(piles: list[list[int]]) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(sorted(pile)) for pile in piles)
+
+
+def ranking(seats: list[int], cards: list[int], winner: int) -> list[int]:
+    """`powers.ranking` of a round's plays (`seats[i]` played `cards[i]`): the winner,
+    then Knights in a Goblin-led round, then the others who followed, then the rest;
+    each highest value first."""
+    led = cards[0] // 10
+    others = []
+    for order, (seat, card) in enumerate(zip(seats, cards, strict=True)):
+        if seat != winner:
+            faction = card // 10
+            if faction in (led, DO):
+                group = 1
+            elif led == GO and faction == KN:
+                group = 0
+            else:
+                group = 2
+            others.append((group, -(card % 10), order, seat))
+    others.sort()
+    return [winner] + [key[3] for key in others]

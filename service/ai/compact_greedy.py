@@ -37,6 +37,7 @@ from .compact import (
     UN,
     CompactGame,
     _run,
+    ranking,
     winning_at,
 )
 from .greedy import (
@@ -346,7 +347,7 @@ class _View:
                 gain += SEER_LOOK
             return gain * self.signs[winner]
         value = 0.0
-        for rank, seat in enumerate(_ranking(seats, cards, winner)[: len(prizes)]):
+        for rank, seat in enumerate(ranking(seats, cards, winner)[: len(prizes)]):
             if self.signs[seat] > 0:
                 value += prizes[rank] - self.draw_worth
         return value
@@ -443,21 +444,3 @@ def _replies(hand: list[int], led: int) -> list[int]:
     if led == DO:
         return followers
     return _run(hand, DO) + followers
-
-
-def _ranking(seats: list[int], cards: list[int], winner: int) -> list[int]:
-    """`powers.ranking` of a round's plays so far."""
-    led = cards[0] // 10
-    others = []
-    for order, (seat, card) in enumerate(zip(seats, cards, strict=True)):
-        if seat != winner:
-            faction = card // 10
-            if faction in (led, DO):
-                group = 1
-            elif led == GO and faction == KN:
-                group = 0
-            else:
-                group = 2
-            others.append((group, -(card % 10), order, seat))
-    others.sort()
-    return [winner] + [key[3] for key in others]
