@@ -6,7 +6,7 @@ a time, and `archive` moves those games, in this order:
 
 1. what must follow the end is made sure of: the seal, a rated result folded into the
    ratings (a game not ready yet is left for its timer's next turn);
-2. each stream's entries packed, and the packing unpacked and compared with them;
+2. each stream's entries packed (`pack` checks that they unpack to every byte);
 3. the rows written and committed (`Archive.put`; a row there already is kept);
 4. the rows read back and compared with the streams;
 5. only then the game's Redis keys deleted: its lobby listings, its players' entries,
@@ -88,11 +88,10 @@ def archive(claim: Claim, game_ids: Sequence[str], ended_by: datetime | None = N
             running.append(game_id)
             continue
         sealed = _ready(claim, game, seals.get(game_id))
-        row = None if sealed is None else _row(game, streams[game_id], sealed)
-        if row is None:
+        if sealed is None:
             left.append(game_id)
         else:
-            rows.append(row)
+            rows.append(archived_row(game, pack(streams[game_id]), sealed))
     claim.archive.put(rows)
     stored = claim.archive.get([row.id for row in rows])
     moved = [i for i in games if i in archived_before]
@@ -124,16 +123,6 @@ def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:
         if claim.ratings.changes(game.id) is None:
             return None
     return sealed
-
-
-def _row(game: Game, entries: list[Entry], sealed: Seal) -> ArchivedGame | None:
-    """The archive's row of `game`, None if its packed log does not give its entries
-    back (a fault of the packing: the game stays in Redis, and the log says so)."""
-    packed = pack(entries)
-    if unpack(packed) != entries:
-        log.error("game %s: its log does not pack: kept in Redis", game.id)
-        return None
-    return archived_row(game, packed, sealed)
 
 
 def archived_row(game: Game, packed: bytes, sealed: Seal) -> ArchivedGame:

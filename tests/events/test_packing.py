@@ -85,6 +85,36 @@ def test_card_codes_and_digests_inside_names_come_back_as_they_were():
     assert unpack(pack(entries)) == entries
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a digest whose bytes spell a card code
+        b'"token_hash":"' + (b"\xffGO5\xff" + bytes(27)).hex().encode() + b'"',
+        b'"DO4' + b"ab" * 32 + b'"',  # DO4's byte is a quote, before what reads as a digest
+        b"DO4DO4" + b"\x22" + b"0" * 64 + b'"',
+    ],
+)
+def test_what_a_marker_puts_in_is_not_marked_again(text):
+    entries = [entry._replace(data=text) for entry in entries_of([a_creation()])]
+    packed = pack(entries)
+    assert packed[0] == COLUMNS and unpack(packed) == entries
+
+
+# The pieces of which card codes and digests are made, and what stands beside them.
+PIECES = st.one_of(
+    st.sampled_from([b'"', b"GO", b"DO", b"SE", b"DR", b"4", b"0", b"a", b"\\", b" ", b"\xff"]),
+    st.binary(min_size=32, max_size=32).map(lambda raw: b'"' + raw.hex().encode() + b'"'),
+)
+
+
+@given(st.lists(st.lists(PIECES, max_size=40).map(b"".join), min_size=1, max_size=8))
+def test_any_text_of_card_codes_and_digests_comes_back_as_it_was(texts):
+    entries = entries_of([a_creation()] * len(texts))
+    entries = [entry._replace(data=text) for entry, text in zip(entries, texts, strict=True)]
+    packed = pack(entries)
+    assert packed[0] == COLUMNS and unpack(packed) == entries
+
+
 @given(
     st.lists(
         st.tuples(
