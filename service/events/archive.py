@@ -33,10 +33,12 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import orjson
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .errors import StoreUnavailable
+from .fold import Game
 
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
 CHUNK = 500  # ids per query (SQLite allows 32,766 parameters; PostgreSQL 65,535)
@@ -90,6 +92,25 @@ class ArchivedGame:
 
 
 _COLUMNS = tuple(field.name for field in fields(ArchivedGame) if field.name != "seats")
+
+
+def row_facts(game: Game) -> dict:
+    """What the ended `game`'s row says of it beside its head, seal and log, as JSON
+    values: kept with its seal until it moves (`seals.py`), so that the move need not
+    fold its log again."""
+    ending = game.ending
+    return {
+        "status": game.status,
+        "created_at": game.created_at.timestamp(),
+        "ended_at": game.updated_at.timestamp(),
+        "players": game.settings.players,
+        "rated": game.creation.rated,
+        "public": game.public,
+        "result": orjson.dumps(
+            {"reason": ending.reason, "seat": ending.seat, "winners": list(ending.winners)}
+        ).decode(),
+        "seats": [[seat.player, seat.joined_at.timestamp()] for seat in game.seats if seat.player],
+    }
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,13 +109,9 @@ class LobbyPage:
     games: tuple[GameSummary, ...]
 
 
-def _facets(game: Game) -> dict[str, int]:
-    """The game's value of each of `FACETS`."""
-    return {
-        "players": game.settings.players,
-        "rated": int(game.creation.rated),
-        "public": int(game.public),
-    }
+def _facets(players: int, rated: bool, public: bool) -> dict[str, int]:
+    """A game's value of each of `FACETS`."""
+    return {"players": players, "rated": int(rated), "public": int(public)}
 
 
 class LobbyShard:
@@ -132,10 +128,9 @@ class LobbyShard:
         chosen = ",".join(f"{name}={facets[name]}" for name in FACETS if name in facets)
         return f"{self._base}:{status}:{chosen}" if chosen else f"{self._base}:{status}"
 
-    def listings(self, status: str, game: Game) -> list[str]:
-        """Every listing of `status` that would show `game`: one per combination of
-        its facets, all of them, none and each in between."""
-        facets = _facets(game)
+    def listings(self, status: str, facets: dict[str, int]) -> list[str]:
+        """Every listing of `status` that would show a game of `facets`: one per
+        combination of them, all of them, none and each in between."""
         return [
             self.listing(status, {name: facets[name] for name in chosen})
             for size in range(len(FACETS) + 1)
@@ -155,7 +150,8 @@ class Lobby:
         (or, without `again`, that one)."""
         shard = self._shards[shard_of(game.id)]
         summary = json.dumps(asdict(GameSummary.of(game)), separators=(",", ":"))
-        listings = [shard.listings(status, game) for status in STATUSES]
+        facets = _facets(game.settings.players, game.creation.rated, game.public)
+        listings = [shard.listings(status, facets) for status in STATUSES]
         keys = [shard.summaries, shard.versions, *itertools.chain(*listings)]
         first = 3 + STATUSES.index(game.status) * len(listings[0])
         last = first + len(listings[0]) - 1
@@ -164,17 +160,19 @@ class Lobby:
         with redis_errors():
             self._project(keys=keys, args=[*args, self._channel, LOBBY_CHANGED])
 
-    def forget(self, games: list[Game]) -> None:
-        """Take the ended `games` off the lobby: they are listed from the archive now.
-        (An ended game is in the listings of its status only: `project` moved it
-        there from the others, and nothing changes an ended game's status.)"""
+    def forget(self, ended: dict[str, dict]) -> None:
+        """Take the `ended` games (id: the facts of its archive row, `row_facts`) off
+        the lobby: they are listed from the archive now. (An ended game is in the
+        listings of its status only: `project` moved it there from the others, and
+        nothing changes an ended game's status.)"""
         hashes, listings = defaultdict(list), defaultdict(list)  # key: its game ids
-        for game in games:
-            shard = self._shards[shard_of(game.id)]
-            hashes[shard.summaries].append(game.id)
-            hashes[shard.versions].append(game.id)
-            for listing in shard.listings(game.status, game):
-                listings[listing].append(game.id)
+        for game_id, facts in ended.items():
+            shard = self._shards[shard_of(game_id)]
+            hashes[shard.summaries].append(game_id)
+            hashes[shard.versions].append(game_id)
+            facets = _facets(facts["players"], facts["rated"], facts["public"])
+            for listing in shard.listings(facts["status"], facets):
+                listings[listing].append(game_id)
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for key, ids in hashes.items():  # one key a command: on a cluster too
                 pipe.hdel(key, *ids)

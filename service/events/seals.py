@@ -4,8 +4,10 @@
 
 A seal is made once, when the game ends (`service.games.changes`), and kept under the
 game's hash tag (`<prefix>:game:{<id>}:seal`), so that a log changed since no longer
-matches it; an archived game's is in its row (`archive.py`). A game that ended before
-seals existed is sealed at its first export.
+matches it, with the facts its archive row will hold (`archive.row_facts`: the move to
+the archive checks the log against the seal instead of folding it); an archived game's
+is in its row (`archive.py`). A game that ended before seals existed is sealed at its
+first export.
 """
 
 from __future__ import annotations
@@ -89,26 +91,30 @@ class Seals:
     def _key(self, game_id: str) -> str:
         return f"{self._prefix}:game:{{{game_id}}}:seal"
 
-    def keep(self, seal: Seal) -> Seal:
-        """Keep `seal` unless the game has one already; answer the game's seal."""
-        key, body = self._key(seal.game_id), orjson.dumps(seal.body())
+    def keep(self, seal: Seal, facts: dict | None = None) -> Seal:
+        """Keep `seal`, with the `facts` of the game's archive row (`archive.row_facts`),
+        unless the game has one already; answer the game's seal."""
+        body = seal.body() if facts is None else seal.body() | {"facts": facts}
+        key, body = self._key(seal.game_id), orjson.dumps(body)
         with redis_errors():
             if self._redis.set(key, body, nx=True):
                 return seal
         return self.get(seal.game_id) or seal
 
-    def kept(self, game_ids: list[str]) -> dict[str, Seal]:
-        """The seals kept in Redis of those of `game_ids` that have one (one round trip;
-        an archived game's is not looked for)."""
+    def kept(self, game_ids: list[str]) -> dict[str, tuple[Seal, dict | None]]:
+        """The seals kept in Redis of those of `game_ids` that have one, each with the
+        facts of its game's archive row (None if kept without; one round trip; an
+        archived game's is not looked for)."""
         with redis_errors(), self._redis.pipeline(transaction=False) as pipe:
             for game_id in game_ids:
                 pipe.get(self._key(game_id))
             bodies = pipe.execute()
-        return {
-            game_id: Seal.parse(orjson.loads(body))
+        parsed = {
+            game_id: orjson.loads(body)
             for game_id, body in zip(game_ids, bodies, strict=True)
             if body is not None
         }
+        return {game_id: (Seal.parse(body), body.get("facts")) for game_id, body in parsed.items()}
 
     def get(self, game_id: str) -> Seal | None:
         with redis_errors():

@@ -37,7 +37,7 @@ from marshmallow import ValidationError
 from service.domain import Card, Settings, check_deck, shuffled_deck
 
 from .archive import Archive
-from .chain import canonical
+from .chain import Head, canonical, genesis, link
 from .codec import decode, encode
 from .connection import FAILURES, redis_errors, relearn
 from .errors import (
@@ -543,6 +543,16 @@ FIELDS = tuple(name.encode() for name in Entry._fields)  # of a stream entry
 def _version(entry_id: bytes) -> int:
     """The version of a stream entry, from its id `<version>-0`."""
     return int(entry_id[: entry_id.index(b"-")])
+
+
+def head_of(game_id: str, entries: Sequence[Entry]) -> Head:
+    """The head of a game's stored entries, its chain computed from their text alone:
+    the fold's (`fold.py`) without reading an event."""
+    chain = genesis(game_id)
+    for version, entry in enumerate(entries, start=1):
+        name, schema, at = entry.type.decode(), int(entry.v), entry.at.decode()
+        chain = link(chain, canonical(version, entry.id.decode(), name, schema, at, entry.data))
+    return Head(len(entries), chain.hex())
 
 
 def records_of(game_id: str, entries: Sequence[Entry]) -> list[Recorded]:

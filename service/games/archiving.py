@@ -27,11 +27,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import orjson
-
 from service.events import ArchivedGame, Game, RatedResult, Seal, fold
+from service.events.archive import row_facts
 from service.events.packing import Entry, pack, unpack
-from service.events.store import records_of
+from service.events.store import head_of, records_of
 
 from .claim import Claim
 from .errors import use_case
@@ -76,35 +75,52 @@ def archive(claim: Claim, game_ids: Sequence[str], ended_by: datetime | None = N
     game_ids = list(dict.fromkeys(game_ids))
     streams = claim.store.entries(game_ids)
     archived_before = claim.archive.versions([i for i in game_ids if i not in streams])
-    games = {i: fold(i, records_of(i, entries)) for i, entries in streams.items()}
     earlier = [i for i in game_ids if i in archived_before]
-    games |= dict(zip(earlier, claim.store.load_many(earlier), strict=True))
-    rows, left, running = [], [], []
-    seals = claim.seals.kept(list(streams))
-    for game_id, game in games.items():
-        if game_id not in streams:
-            continue  # archived by an earlier move cut short: its deletions are finished below
-        if game.ending is None or (ended_by is not None and game.updated_at > ended_by):
+    # archived by an earlier move cut short: its deletions are finished below
+    moved = {game.id: row_facts(game) for game in claim.store.load_many(earlier)}
+    kept = claim.seals.kept(list(streams))
+    rows, facts_of, left, running = [], {}, [], []
+    for game_id, entries in streams.items():
+        sealed, facts = _sealed(claim, game_id, entries, kept.get(game_id))
+        if facts is None or (ended_by is not None and facts["ended_at"] > ended_by.timestamp()):
             running.append(game_id)
-            continue
-        sealed = _ready(claim, game, seals.get(game_id))
-        if sealed is None:
+        elif sealed is None:
             left.append(game_id)
         else:
-            rows.append(archived_row(game, pack(streams[game_id]), sealed))
+            rows.append(archived_row(game_id, facts, sealed, pack(entries)))
+            facts_of[game_id] = facts
     claim.archive.put(rows)
     stored = claim.archive.get([row.id for row in rows])
-    moved = [i for i in games if i in archived_before]
     for row in rows:
         if _same(stored.get(row.id), row, streams[row.id]):
-            moved.append(row.id)
+            moved[row.id] = facts_of[row.id]
         else:
             log.error("game %s: its archived row differs from its stream: kept in Redis", row.id)
             left.append(row.id)
-    _forget(claim, [games[game_id] for game_id in moved])
-    unknown = [i for i in game_ids if i not in games]
+    _forget(claim, moved)
+    unknown = [i for i in game_ids if i not in streams and i not in archived_before]
     claim.archives.forget(unknown)  # no game: no timer
     return Archived(tuple(moved), tuple(left), tuple(running), tuple(unknown))
+
+
+def _sealed(
+    claim: Claim, game_id: str, entries: list[Entry], kept: tuple[Seal, dict | None] | None
+) -> tuple[Seal | None, dict | None]:
+    """The seal of the game of `entries` and the facts of its archive row: those kept
+    with its seal (`kept`) when its log is the one sealed and what follows its end is
+    done, without folding the log; else those of the log folded (`_ready`). Facts
+    None: the game has not ended; seal None: it is not ready to move."""
+    sealed, facts = kept or (None, None)
+    if (
+        facts is not None
+        and head_of(game_id, entries) == (sealed.version, sealed.hash)
+        and (not facts["rated"] or claim.ratings.changes(game_id) is not None)
+    ):
+        return sealed, facts
+    game = fold(game_id, records_of(game_id, entries))
+    if game.ending is None:
+        return None, None
+    return _ready(claim, game, sealed), row_facts(game)
 
 
 def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:
@@ -125,28 +141,24 @@ def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:
     return sealed
 
 
-def archived_row(game: Game, packed: bytes, sealed: Seal) -> ArchivedGame:
-    """The archive's row of the ended `game`, its log packed as `packed`."""
-    ending = game.ending
+def archived_row(game_id: str, facts: dict, sealed: Seal, log: bytes) -> ArchivedGame:
+    """The archive's row of an ended game: the `facts` of it (`row_facts`), its seal,
+    and its log packed."""
     return ArchivedGame(
-        id=game.id,
-        status=game.status,
-        created_at=game.created_at.timestamp(),
-        ended_at=game.updated_at.timestamp(),
-        players=game.settings.players,
-        rated=game.creation.rated,
-        public=game.public,
-        result=orjson.dumps(
-            {"reason": ending.reason, "seat": ending.seat, "winners": list(ending.winners)}
-        ).decode(),
-        version=game.version,
-        hash=game.chain,
+        id=game_id,
+        status=facts["status"],
+        created_at=facts["created_at"],
+        ended_at=facts["ended_at"],
+        players=facts["players"],
+        rated=facts["rated"],
+        public=facts["public"],
+        result=facts["result"],
+        version=sealed.version,
+        hash=bytes.fromhex(sealed.hash),
         key_id=sealed.key_id,
         signature=sealed.signature,
-        log=packed,
-        seats=tuple(
-            (seat.player, seat.joined_at.timestamp()) for seat in game.seats if seat.player
-        ),
+        log=log,
+        seats=tuple((player, joined_at) for player, joined_at in facts["seats"]),
     )
 
 
@@ -161,18 +173,18 @@ def _same(stored: ArchivedGame | None, row: ArchivedGame, entries: list[Entry]) 
     return stored.log == row.log or unpack(stored.log) == entries  # packed by another zlib
 
 
-def _forget(claim: Claim, games: list[Game]) -> None:
-    """Delete what Redis holds of `games`, archived now: the stream last but for the
-    archive timer, which brings the move back if this is cut short."""
-    if not games:
+def _forget(claim: Claim, archived: dict[str, dict]) -> None:
+    """Delete what Redis holds of the `archived` games (id: the facts of its row): the
+    stream last but for the archive timer, which brings the move back if this is cut
+    short."""
+    if not archived:
         return
-    game_ids = [game.id for game in games]
-    claim.lobby.forget(games)
+    game_ids = list(archived)
+    claim.lobby.forget(archived)
     by_player = defaultdict(list)
-    for game in games:
-        for seat in game.seats:
-            if seat.player is not None:
-                by_player[seat.player].append(game.id)
+    for game_id, facts in archived.items():
+        for player, _ in facts["seats"]:
+            by_player[player].append(game_id)
     for player_id, theirs in by_player.items():
         claim.player_games.forget(player_id, theirs)
     claim.deadlines.forget(game_ids)

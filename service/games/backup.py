@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import orjson
 
 from service.events import InvalidEvent, PublicKey, RejectedEvent, Seal, fold
+from service.events.archive import row_facts
 from service.events.packing import Entry, pack, unpack
 from service.events.store import records_of
 
@@ -123,7 +124,7 @@ def import_all(claim: Claim, read: Callable[[], Iterable[bytes]]) -> Imported:
             if game.ending is not None:
                 if not claim.store.versions([game_id])[game_id]:  # in neither place yet
                     seal = Seal.parse(parsed["seal"])
-                    claim.archive.put([archived_row(game, pack(entries), seal)])
+                    claim.archive.put([archived_row(game_id, row_facts(game), seal, pack(entries))])
                     written, archived = written + 1, archived + 1
                 archived_ids.append(game_id)
             else:

@@ -23,6 +23,7 @@ import orjson
 from marshmallow import ValidationError
 
 from service.events import Game, PublicKey, Recorded, RejectedEvent, Seal, fold
+from service.events.archive import row_facts
 from service.events.chain import PRIVATE, canonical, genesis, link
 from service.events.codec import decode
 
@@ -44,7 +45,8 @@ def seal(claim: Claim, game: Game) -> Seal | None:
     key = claim.signing_key
     claim.seals.know(key.public)  # checkable once the key has changed too
     signature = key.sign(Seal.message(game.id, version, chain_hash))
-    return claim.seals.keep(Seal(game.id, version, chain_hash, key.public.key_id, signature))
+    sealed = Seal(game.id, version, chain_hash, key.public.key_id, signature)
+    return claim.seals.keep(sealed, row_facts(game))
 
 
 def public_keys(claim: Claim) -> tuple[PublicKey, ...]:

@@ -11,6 +11,7 @@ from service.domain import new_game as deal
 from service.events import SeatJoined, fold
 from service.events.chain import canonical, genesis, link
 from service.events.codec import encode
+from service.events.store import head_of
 from tests.events.factories import (
     TOKEN_HASH,
     a_creation,
@@ -94,6 +95,10 @@ def test_a_stored_game_has_the_head_of_its_events_read_again(store, new_store):
     fresh = new_store()
     assert fresh.load(game.id).head == game.head
     assert fold(game.id, fresh.read(game.id)).head == game.head
+    entries = fresh.entries([game.id])[game.id]
+    assert head_of(game.id, entries) == game.head  # from the stored text, nothing read
+    changed = [*entries[:-1], entries[-1]._replace(at=entries[-1].at.replace(b"+", b"1+"))]
+    assert head_of(game.id, changed) != game.head
 
 
 def test_an_event_of_an_older_schema_is_hashed_as_stored_not_upcast(
@@ -111,3 +116,6 @@ def test_an_event_of_an_older_schema_is_hashed_as_stored_not_upcast(
     stored = canonical(2, entry["id"], "SeatJoined", 1, entry["at"], entry["data"])
     assert b'"v":1' in stored
     assert new_store().load(game.id).head.hash == link(game.chain, stored).hex()
+    assert (
+        head_of(game.id, new_store().entries([game.id])[game.id]) == new_store().load(game.id).head
+    )

@@ -27,7 +27,7 @@ MOVER = """
 from service import games
 from service.config import Config
 from service.games import archiving, background
-background.CHUNK, background.LEASE = 15, 0.0
+background.CHUNK, background.LEASE = 5, 0.0
 def archive(*args, real=archiving.archive):
     done = real(*args)
     print("moved", flush=True)
@@ -108,7 +108,7 @@ def killed_again_and_again(ended, redis_url, redis_client, prefix):
         assert process.stdout.readline().strip() == "ready"
         for _ in range(rng.randrange(3)):  # a chunk or two moved, then a moment into the next
             process.stdout.readline()
-        time.sleep(rng.uniform(0.0, 0.05))
+        time.sleep(rng.uniform(0.0, 0.02))
         process.send_signal(signal.SIGKILL)
         process.wait()
         kills += process.returncode == -signal.SIGKILL

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import orjson
 import pytest
 
 from service import games
 from service.events import FINISHED, LobbyFilter, StaleVersion
+from service.events.archive import row_facts
+from service.events.packing import pack
 from service.games import archiving, background
 from tests.games.factories import a_game, joined, moved
 from tests.games.test_ratings import a_rated_game, played_out, registered
@@ -214,6 +217,32 @@ def test_a_rebuild_folds_the_ratings_of_archived_games_again(claim, redis_client
     assert games.leaderboard(claim, 2) != board
     games.rebuild(claim, claim.store.game_ids(), claim.archive.every_id(rated=True))
     assert games.leaderboard(claim, 2) == board
+
+
+def refused(*_):
+    raise AssertionError("a log folded")
+
+
+@pytest.mark.parametrize("kept", ["with the row's facts", "before them"])
+def test_a_sealed_game_moves_as_the_row_its_log_folded_gives(
+    claim, redis_client, prefix, monkeypatch, kept
+):
+    """With its seal, the facts of its row are kept when it ends: the move checks the
+    log against the seal instead of folding it. A seal kept before them (an older
+    server's) has the log folded."""
+    (_, ann), (_, bo) = registered(claim, "Ann", "Bo")
+    game, _ = finished(claim, ("human", "human", "human"), seed=3, keys={0: ann, 2: bo})
+    entries = claim.store.entries([game.id])[game.id]
+    sealed = claim.seals.get(game.id)
+    folded = archiving.archived_row(game.id, row_facts(game), sealed, pack(entries))
+    if kept == "before them":
+        redis_client.set(f"{prefix}:game:{{{game.id}}}:seal", orjson.dumps(sealed.body()))
+    else:
+        monkeypatch.setattr(archiving, "fold", refused)
+    assert games.archive(claim, [game.id]).archived == (game.id,)
+    assert claim.archive.get([game.id])[game.id] == replace(folded, seats=())  # seats apart
+    for key in (ann, bo):
+        assert [e["game_id"] for e in games.inbox(claim, key).games] == [game.id]
 
 
 def test_a_game_whose_kept_seal_is_not_of_its_log_stays_in_redis(claim, redis_client, prefix):
