@@ -39,6 +39,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from .errors import StoreUnavailable
 from .fold import Game
+from .ratings import RatedResult
 
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
 CHUNK = 500  # ids per query (SQLite allows 32,766 parameters; PostgreSQL 65,535)
@@ -82,7 +83,7 @@ class ArchivedGame:
     players: int
     rated: bool
     public: bool
-    result: str  # JSON: how it ended and who won (`archiving.py`)
+    result: str  # JSON: how it ended and who won (`row_facts`)
     version: int
     hash: bytes  # the chain's hash at `version` (32 bytes)
     key_id: str  # of the key that sealed it
@@ -92,14 +93,18 @@ class ArchivedGame:
 
 
 _COLUMNS = tuple(field.name for field in fields(ArchivedGame) if field.name != "seats")
+FACTS = 1  # the version of `row_facts`
 
 
 def row_facts(game: Game) -> dict:
     """What the ended `game`'s row says of it beside its head, seal and log, as JSON
-    values: kept with its seal until it moves (`seals.py`), so that the move need not
-    fold its log again."""
+    values, and whether its result moves ratings: kept with its seal until it moves
+    (`seals.py`), so that the move need not fold its log again. Their version is
+    `FACTS`: facts of another (kept by an older server) are made again."""
     ending = game.ending
     return {
+        "v": FACTS,
+        "moves_ratings": RatedResult.of(game) is not None,
         "status": game.status,
         "created_at": game.created_at.timestamp(),
         "ended_at": game.updated_at.timestamp(),

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from service.events import ArchivedGame, Game, RatedResult, Seal, fold
-from service.events.archive import row_facts
+from service.events.archive import FACTS, row_facts
 from service.events.packing import Entry, pack, unpack
 from service.events.store import head_of, records_of
 
@@ -81,8 +81,8 @@ def archive(claim: Claim, game_ids: Sequence[str], ended_by: datetime | None = N
     kept = claim.seals.kept(list(streams))
     rows, facts_of, left, running = [], {}, [], []
     for game_id, entries in streams.items():
-        sealed, facts = _sealed(claim, game_id, entries, kept.get(game_id))
-        if facts is None or (ended_by is not None and facts["ended_at"] > ended_by.timestamp()):
+        sealed, facts = _sealed(claim, game_id, entries, kept.get(game_id), ended_by)
+        if facts is None:
             running.append(game_id)
         elif sealed is None:
             left.append(game_id)
@@ -104,23 +104,33 @@ def archive(claim: Claim, game_ids: Sequence[str], ended_by: datetime | None = N
 
 
 def _sealed(
-    claim: Claim, game_id: str, entries: list[Entry], kept: tuple[Seal, dict | None] | None
+    claim: Claim,
+    game_id: str,
+    entries: list[Entry],
+    kept: tuple[Seal, dict | None] | None,
+    ended_by: datetime | None,
 ) -> tuple[Seal | None, dict | None]:
     """The seal of the game of `entries` and the facts of its archive row: those kept
-    with its seal (`kept`) when its log is the one sealed and what follows its end is
-    done, without folding the log; else those of the log folded (`_ready`). Facts
-    None: the game has not ended; seal None: it is not ready to move."""
+    with its seal (`kept`) when its log is the one sealed, without folding the log;
+    else those of the log folded. Facts None: the game has not ended (by `ended_by`);
+    seal None: it is not ready to move (`_ready`, which a game whose ratings are not
+    folded yet goes through too)."""
     sealed, facts = kept or (None, None)
-    if (
+    game = None
+    if not (
         facts is not None
+        and facts.get("v") == FACTS
         and head_of(game_id, entries) == (sealed.version, sealed.hash)
-        and (not facts["rated"] or claim.ratings.changes(game_id) is not None)
     ):
-        return sealed, facts
-    game = fold(game_id, records_of(game_id, entries))
-    if game.ending is None:
+        game = fold(game_id, records_of(game_id, entries))
+        if game.ending is None:
+            return None, None
+        facts = row_facts(game)
+    if ended_by is not None and facts["ended_at"] > ended_by.timestamp():
         return None, None
-    return _ready(claim, game, sealed), row_facts(game)
+    if game is None and not (facts["moves_ratings"] and claim.ratings.changes(game_id) is None):
+        return sealed, facts
+    return _ready(claim, game or fold(game_id, records_of(game_id, entries)), sealed), facts
 
 
 def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:
@@ -141,7 +151,7 @@ def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:
     return sealed
 
 
-def archived_row(game_id: str, facts: dict, sealed: Seal, log: bytes) -> ArchivedGame:
+def archived_row(game_id: str, facts: dict, sealed: Seal, packed: bytes) -> ArchivedGame:
     """The archive's row of an ended game: the `facts` of it (`row_facts`), its seal,
     and its log packed."""
     return ArchivedGame(
@@ -157,7 +167,7 @@ def archived_row(game_id: str, facts: dict, sealed: Seal, log: bytes) -> Archive
         hash=bytes.fromhex(sealed.hash),
         key_id=sealed.key_id,
         signature=sealed.signature,
-        log=log,
+        log=packed,
         seats=tuple((player, joined_at) for player, joined_at in facts["seats"]),
     )
 

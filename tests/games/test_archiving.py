@@ -14,7 +14,7 @@ from service.events import FINISHED, LobbyFilter, StaleVersion
 from service.events.archive import row_facts
 from service.events.packing import pack
 from service.games import archiving, background
-from tests.games.factories import a_game, joined, moved
+from tests.games.factories import INVITE, a_game, joined, moved
 from tests.games.test_ratings import a_rated_game, played_out, registered
 
 
@@ -223,26 +223,80 @@ def refused(*_):
     raise AssertionError("a log folded")
 
 
-@pytest.mark.parametrize("kept", ["with the row's facts", "before them"])
+def folded_row(claim, game_id):
+    """The archive row of the ended `game_id` as its log folded gives it."""
+    entries = claim.store.entries([game_id])[game_id]
+    game = claim.store.load(game_id)
+    return archiving.archived_row(game_id, row_facts(game), claim.seals.get(game_id), pack(entries))
+
+
+def archived_as(claim, row, players):
+    """Whether the archive holds `row`, its seats those of `players`' games."""
+    seats = {
+        (game_id, (player, joined))
+        for player in players
+        for game_id, joined, _ in claim.archive.games_of(player)
+    }
+    stored = claim.archive.get([row.id])[row.id]
+    return stored == replace(row, seats=()) and seats == {(row.id, seat) for seat in row.seats}
+
+
+@pytest.mark.parametrize("kept", ["with the row's facts", "before them", "of an older version"])
 def test_a_sealed_game_moves_as_the_row_its_log_folded_gives(
     claim, redis_client, prefix, monkeypatch, kept
 ):
     """With its seal, the facts of its row are kept when it ends: the move checks the
-    log against the seal instead of folding it. A seal kept before them (an older
-    server's) has the log folded."""
-    (_, ann), (_, bo) = registered(claim, "Ann", "Bo")
-    game, _ = finished(claim, ("human", "human", "human"), seed=3, keys={0: ann, 2: bo})
-    entries = claim.store.entries([game.id])[game.id]
-    sealed = claim.seals.get(game.id)
-    folded = archiving.archived_row(game.id, row_facts(game), sealed, pack(entries))
-    if kept == "before them":
-        redis_client.set(f"{prefix}:game:{{{game.id}}}:seal", orjson.dumps(sealed.body()))
-    else:
+    log against the seal instead of folding it. A seal kept without them, or with
+    facts of another version (an older server's), has the log folded."""
+    (ann, _), (bo, bo_key) = players = registered(claim, "Ann", "Bo")
+    game, _ = finished(
+        claim, ("human", "human", "human"), seed=3, keys={0: players[0][1], 2: bo_key}
+    )
+    row = folded_row(claim, game.id)
+    key = f"{prefix}:game:{{{game.id}}}:seal"
+    body = orjson.loads(redis_client.get(key))
+    if kept == "with the row's facts":
         monkeypatch.setattr(archiving, "fold", refused)
+    elif kept == "before them":
+        redis_client.set(key, orjson.dumps(claim.seals.get(game.id).body()))
+    else:
+        body["facts"] |= {"v": 0, "status": "aborted"}
+        redis_client.set(key, orjson.dumps(body))
     assert games.archive(claim, [game.id]).archived == (game.id,)
-    assert claim.archive.get([game.id])[game.id] == replace(folded, seats=())  # seats apart
-    for key in (ann, bo):
-        assert [e["game_id"] for e in games.inbox(claim, key).games] == [game.id]
+    assert len(row.seats) == 2 and archived_as(claim, row, [ann, bo])
+
+
+@pytest.mark.parametrize("ending", ["finished, its ratings folded", "aborted"])
+def test_a_sealed_rated_game_whose_ratings_are_done_moves_without_its_log_folded(
+    claim, clock, monkeypatch, ending
+):
+    players = registered(claim, "Ann", "Bo")
+    if ending == "aborted":  # not joined in time: no rating moves
+        game = a_game(claim, ("human", "human"), rated=True, join_time_limit=60)
+        games.join(claim, game.id, 0, INVITE, None, players[0][1])
+        clock.advance(61)
+        games.fire_due_timers(claim)
+    else:
+        game, tokens = a_rated_game(claim, ("human", "human"), players)
+        played_out(claim, game.id, tokens)
+    row = folded_row(claim, game.id)
+    assert orjson.loads(row.result)["reason"] == ("aborted" if ending == "aborted" else "completed")
+    monkeypatch.setattr(archiving, "fold", refused)
+    assert games.archive(claim, [game.id]).archived == (game.id,)
+    assert archived_as(claim, row, [player for player, _ in players])
+
+
+def test_a_sealed_rated_game_whose_ratings_wait_has_them_folded_before_it_moves(claim, monkeypatch):
+    players = registered(claim, "Ann", "Bo")
+    game, tokens = a_rated_game(claim, ("human", "human"), players)
+    with monkeypatch.context() as cut:  # what follows its end fails: its ratings wait
+        cut.setattr(claim.ratings, "record", lambda result: 1 / 0)
+        played_out(claim, game.id, tokens)
+    assert claim.seals.kept([game.id])[game.id][1]["moves_ratings"]
+    row = folded_row(claim, game.id)
+    assert games.archive(claim, [game.id]).archived == (game.id,)
+    assert claim.ratings.changes(game.id) is not None
+    assert archived_as(claim, row, [player for player, _ in players])
 
 
 def test_a_game_whose_kept_seal_is_not_of_its_log_stays_in_redis(claim, redis_client, prefix):
