@@ -6,7 +6,9 @@ a time, and `archive` moves those games, in this order:
 
 1. what must follow the end is made sure of: the seal, a rated result folded into the
    ratings (a game not ready yet is left for its timer's next turn);
-2. each stream's entries packed (`pack` checks that they unpack to every byte);
+2. each stream checked against its seal (its chain computed again from the stored
+   text) and packed (`pack` checks that each value reads back as it was); the facts
+   of the row are those kept with the seal, or the log is folded (`_sealed`);
 3. the rows written and committed (`Archive.put`; a row there already is kept);
 4. the rows read back and compared with the streams;
 5. only then the game's Redis keys deleted: its lobby listings, its players' entries,
