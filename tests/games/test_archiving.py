@@ -104,9 +104,12 @@ def test_a_rated_game_moves_with_its_ratings_folded_first(claim, monkeypatch):
         cut.setattr(claim.ratings, "record", lambda result: 1 / 0)
         played_out(claim, game.id, tokens)
     assert claim.ratings.changes(game.id) is None
-    games.archive(claim, [game.id])
+    assert claim.seals.kept([game.id])[game.id][1]["moves_ratings"]  # so its log is folded
+    row = folded_row(claim, game.id)
+    assert games.archive(claim, [game.id]).archived == (game.id,)
     assert claim.ratings.changes(game.id) is not None
     assert games.look(claim, game.id, tokens[0]).ratings == claim.ratings.changes(game.id)
+    assert archived_as(claim, row, [player for player, _ in players])
 
 
 def test_a_players_archived_games_are_in_their_inbox(claim):
@@ -283,19 +286,6 @@ def test_a_sealed_rated_game_whose_ratings_are_done_moves_without_its_log_folded
     assert orjson.loads(row.result)["reason"] == ("aborted" if ending == "aborted" else "completed")
     monkeypatch.setattr(archiving, "fold", refused)
     assert games.archive(claim, [game.id]).archived == (game.id,)
-    assert archived_as(claim, row, [player for player, _ in players])
-
-
-def test_a_sealed_rated_game_whose_ratings_wait_has_them_folded_before_it_moves(claim, monkeypatch):
-    players = registered(claim, "Ann", "Bo")
-    game, tokens = a_rated_game(claim, ("human", "human"), players)
-    with monkeypatch.context() as cut:  # what follows its end fails: its ratings wait
-        cut.setattr(claim.ratings, "record", lambda result: 1 / 0)
-        played_out(claim, game.id, tokens)
-    assert claim.seals.kept([game.id])[game.id][1]["moves_ratings"]
-    row = folded_row(claim, game.id)
-    assert games.archive(claim, [game.id]).archived == (game.id,)
-    assert claim.ratings.changes(game.id) is not None
     assert archived_as(claim, row, [player for player, _ in players])
 
 
