@@ -1,5 +1,5 @@
 """The `claim` command line: `claim serve`, `claim worker`, `claim rebuild`,
-`claim archive`, `claim export --all`, `claim import FILE`, `claim verify FILE`,
+`claim archive [--check]`, `claim export --all`, `claim import FILE`, `claim verify FILE`,
 `claim verify-export FILE`, `claim simulate ...`, `claim ladder`, `claim openapi`.
 
 The entry point composes the layers: it reads the `Config` once (the environment and
@@ -128,14 +128,17 @@ def rebuild(config: Config) -> int:
     return 0
 
 
-def archive(config: Config, older_than: float | None) -> int:
+def archive(config: Config, older_than: float | None, check: bool) -> int:
     """`claim archive`: move every game ended more than `older_than` seconds ago
-    (default CLAIM_ARCHIVE_AFTER) from Redis to the archive, now."""
+    (default CLAIM_ARCHIVE_AFTER) from Redis to the archive, now. With `check`, check
+    every archived game's row instead (exit 1 if one is wrong, each named)."""
     from datetime import timedelta
 
     from . import games
 
     claim = games.Claim.connect(config, jobs=False)
+    if check:
+        return check_archive(claim)
     older_than = config.archive_after if older_than is None else older_than
     ended_by = claim.clock() - timedelta(seconds=older_than)
     moved = left = 0
@@ -146,6 +149,24 @@ def archive(config: Config, older_than: float | None) -> int:
     print(f"{moved} game{'s' * (moved != 1)} archived, {left} ended left in Redis", file=sys.stderr)
     claim.close()
     return 0
+
+
+def check_archive(claim) -> int:
+    """`claim archive --check`: every archived game's row checked (its log against its
+    hash, its seal against the keys); the wrong ones named on standard output."""
+    from . import games
+
+    checked = wrong = 0
+    total = claim.archive.count()
+    with tqdm(total=total, desc="check", unit="game", file=sys.stderr) as progress:
+        for game_id, problem in games.check_archive(claim, claim.archive.every_id()):
+            checked, wrong = checked + 1, wrong + (problem is not None)
+            if problem is not None:
+                print(f"{game_id}: {problem}")
+            progress.update(1)
+    print(f"{checked} archived game{'s' * (checked != 1)} checked, {wrong} wrong", file=sys.stderr)
+    claim.close()
+    return 1 if wrong else 0
 
 
 def export_all(config: Config) -> int:
@@ -337,6 +358,11 @@ def main(argv: list[str] | None = None) -> int:
         type=float,
         help="seconds since their end (default: CLAIM_ARCHIVE_AFTER; 0: every ended game)",
     )
+    moving.add_argument(
+        "--check",
+        action="store_true",
+        help="move nothing: check every archived game's log against its hash and seal",
+    )
 
     backup = commands.add_parser("export", help="a backup of the deployment, on standard output")
     backup.add_argument("--all", action="store_true", required=True, help="every game and player")
@@ -406,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
 
         commands = {
             "rebuild": lambda: rebuild(config),
-            "archive": lambda: archive(config, args.older_than),
+            "archive": lambda: archive(config, args.older_than, args.check),
             "export": lambda: export_all(config),
             "import": lambda: import_all(config, args.file),
         }

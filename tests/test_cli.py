@@ -11,6 +11,7 @@ from service.cli import main
 from service.config import Config
 from tests.games.conftest import SIGNING_KEY
 from tests.games.factories import a_game, joined, moved
+from tests.games.test_archiving import changed_row
 
 from .domain.test_conformance import GAMES
 
@@ -173,6 +174,13 @@ def test_archive_moves_the_games_ended_long_enough_ago(
     assert main(["archive", "--older-than", "0"]) == 0
     assert "1 game archived" in capsys.readouterr().err
     assert claim.archive.versions([ended.id, running.id]) == {ended.id: ended.version}
+    assert main(["archive", "--check"]) == 0
+    assert "1 archived game checked, 0 wrong" in capsys.readouterr().err
+    changed_row(claim, ended.id, version=ended.version - 1)
+    assert main(["archive", "--check"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith(f"{ended.id}: its log ends at version {ended.version}")
+    assert "1 archived game checked, 1 wrong" in err
     claim.close()
 
 

@@ -36,7 +36,7 @@ from service.events import (
 )
 
 from .analyses import Analysis, analyse_part, analysis, ask_analysis, requeue_analyses
-from .archiving import Archived, archive, archive_ended
+from .archiving import Archived, archive, archive_ended, check_archive
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
 from .challenges import (
     DEFAULT_OTHERS,
@@ -261,6 +261,7 @@ __all__ = [
     "challenge",
     "challenge_body",
     "changed",
+    "check_archive",
     "come_back",
     "count_request",
     "create",

@@ -29,14 +29,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from service.events import ArchivedGame, Game, RatedResult, Seal, fold
+from service.events import ArchivedGame, Game, PublicKey, RatedResult, Seal, fold
 from service.events.archive import FACTS, row_facts
 from service.events.packing import Entry, pack, unpack
 from service.events.store import head_of, records_of
 
 from .claim import Claim
 from .errors import use_case
-from .export import seal
+from .export import public_keys, seal
 
 log = logging.getLogger(__name__)
 CHUNK = 500  # games moved at a time: one transaction of the archive
@@ -133,6 +133,33 @@ def _sealed(
     if game is None and not (facts["moves_ratings"] and claim.ratings.changes(game_id) is None):
         return sealed, facts
     return _ready(claim, game or fold(game_id, records_of(game_id, entries)), sealed), facts
+
+
+def check_archive(claim: Claim, game_ids: Iterable[str]) -> Iterator[tuple[str, str | None]]:
+    """Each archived game among `game_ids` (`CHUNK` at a time) with what is wrong with
+    its row, None if nothing: its log must unpack, its chain computed again end at the
+    row's version and hash, and its seal check with a key that sealed games here."""
+    keys = {key.key_id: key for key in public_keys(claim)}
+    ids = iter(game_ids)
+    while chunk := list(itertools.islice(ids, CHUNK)):
+        for game_id, row in claim.archive.get(chunk).items():
+            yield game_id, _wrong(row, keys)
+
+
+def _wrong(row: ArchivedGame, keys: dict[str, PublicKey]) -> str | None:
+    """What is wrong with an archived `row` (`check_archive`), None if nothing."""
+    try:
+        head = head_of(row.id, unpack(row.log))
+    except ValueError as error:  # not a packed log, or an event's data not JSON
+        return f"its log does not read: {error}"
+    if head != (row.version, row.hash.hex()):
+        return f"its log ends at version {head.version}, hash {head.hash}, not at its row's"
+    key = keys.get(row.key_id)
+    if key is None:
+        return f"sealed with the key {row.key_id}, which no seal here was made with"
+    if not key.verifies(row.signature, Seal.message(row.id, row.version, head.hash)):
+        return "its seal does not check"
+    return None
 
 
 def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:

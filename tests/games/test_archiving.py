@@ -12,7 +12,7 @@ import pytest
 from service import games
 from service.events import FINISHED, LobbyFilter, StaleVersion
 from service.events.archive import row_facts
-from service.events.packing import pack
+from service.events.packing import pack, unpack
 from service.games import archiving, background
 from tests.games.factories import INVITE, a_game, joined, moved
 from tests.games.test_ratings import a_rated_game, played_out, registered
@@ -287,6 +287,34 @@ def test_a_sealed_rated_game_whose_ratings_are_done_moves_without_its_log_folded
     monkeypatch.setattr(archiving, "fold", refused)
     assert games.archive(claim, [game.id]).archived == (game.id,)
     assert archived_as(claim, row, [player for player, _ in players])
+
+
+def changed_row(claim, game_id, **values):
+    """The archive's row of `game_id` changed in place, as only a fault (or a hand)
+    changes it."""
+    sets = ", ".join(f"{column} = %s" for column in values)
+    with claim.archive._transaction(write=True) as db:
+        db.execute(f"UPDATE claim_games SET {sets} WHERE id = %s", [*values.values(), game_id])
+
+
+def test_a_check_of_the_archive_names_each_row_that_is_not_its_sealed_log(claim):
+    ids = [finished(claim, seed=seed)[0].id for seed in range(1, 6)]
+    games.archive(claim, ids)
+    assert dict(games.check_archive(claim, ids)) == dict.fromkeys(ids)
+    other = claim.archive.get([ids[1]])[ids[1]]
+    entries = unpack(claim.archive.get([ids[3]])[ids[3]].log)
+    data = entries[-1].data.replace(b"{", b"{{", 1)  # an event's data that is not JSON
+    changed_row(claim, ids[0], log=other.log)  # another game's log
+    changed_row(claim, ids[2], signature=other.signature)  # another game's seal
+    changed_row(claim, ids[3], log=pack([*entries[:-1], entries[-1]._replace(data=data)]))
+    changed_row(claim, ids[4], key_id="0123456789abcdef")
+    wrong = dict(games.check_archive(claim, [*ids, "nosuchgame"]))
+    assert wrong.keys() == set(ids)
+    assert "its log ends at version" in wrong[ids[0]]
+    assert wrong[ids[1]] is None
+    assert wrong[ids[2]] == "its seal does not check"
+    assert "its log does not read" in wrong[ids[3]]
+    assert "sealed with the key 0123456789abcdef" in wrong[ids[4]]
 
 
 def test_a_game_whose_kept_seal_is_not_of_its_log_stays_in_redis(claim, redis_client, prefix):
