@@ -32,7 +32,7 @@ import time
 
 import redis
 from api import Client, percentile, serving
-from stream import _chunks, allow_open_files, gunicorn_memory, open_all
+from stream import _chunks, allow_open_files, gunicorn_memory, held_open
 from tqdm import tqdm
 
 SETTINGS = {"CLAIM_WATCH_CAP": "1000000", "CLAIM_SENDING_CAP": "100000"}
@@ -69,16 +69,8 @@ def hold(port: int, keys: list[str], ready, stop, told) -> None:
         if event["type"] == "challenge":
             told.put((event["challenge"]["id"], at))
 
-    async def main():
-        streams = [lambda opened, key=key: player_stream(port, key, opened, heard) for key in keys]
-        tasks = await open_all(streams, tqdm(total=len(keys), desc="streams", unit="").update)
-        ready.set()
-        while not stop.is_set():
-            await asyncio.sleep(0.2)
-        for task in tasks:
-            task.cancel()
-
-    asyncio.run(main())
+    streams = [lambda opened, key=key: player_stream(port, key, opened, heard) for key in keys]
+    held_open(streams, ready, stop, tqdm(total=len(keys), desc="streams", unit="").update)
 
 
 def redis_clients(server) -> tuple[int, int]:

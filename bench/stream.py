@@ -191,6 +191,21 @@ async def open_all(watchers: list[Watcher], progress=None) -> list[asyncio.Task]
     return tasks
 
 
+def held_open(watchers: list[Watcher], ready, stop, progress=None) -> None:
+    """Open `watchers` (`open_all`), set `ready`, and hold them open until `stop` is
+    set (in a process of its own)."""
+
+    async def main():
+        tasks = await open_all(watchers, progress)
+        ready.set()
+        while not stop.is_set():
+            await asyncio.sleep(0.2)
+        for task in tasks:
+            task.cancel()
+
+    asyncio.run(main())
+
+
 def hold_idle(port: int, games: list[tuple[str, int]], kind: str, count: int, ready, stop):
     """A process holding `count` idle watchers of `games` until `stop` is set: half
     live streams and half long-polls (`kind` watchers), or streams of changes (and of
@@ -206,15 +221,7 @@ def hold_idle(port: int, games: list[tuple[str, int]], kind: str, count: int, re
             partial(long_poll, port, game_id, version) if n % 2 else partial(stream, port, game_id)
         )
 
-    async def main():
-        tasks = await open_all([watcher(n) for n in range(count)])
-        ready.set()
-        while not stop.is_set():
-            await asyncio.sleep(0.2)
-        for task in tasks:
-            task.cancel()
-
-    asyncio.run(main())
+    held_open([watcher(n) for n in range(count)], ready, stop)
 
 
 def gunicorn_memory(serve_pid: int) -> int:
