@@ -32,10 +32,8 @@ import time
 
 import redis
 from api import Client, percentile, serving
-from stream import _chunks, allow_open_files, gunicorn_memory, held_open
+from stream import SETTINGS, _chunks, allow_open_files, gunicorn_memory, held_open
 from tqdm import tqdm
-
-SETTINGS = {"CLAIM_WATCH_CAP": "1000000", "CLAIM_SENDING_CAP": "100000"}
 
 
 async def player_stream(port: int, key: str, opened: asyncio.Queue, heard=None) -> None:

@@ -67,7 +67,8 @@ IDLE_GAMES = 100
 CHANGES_GAMES = 10  # games each idle stream of changes watches
 LONG_POLL = 60  # seconds a long-poll waits
 EVENT_ID = re.compile(rb"(?:^|\n)id: (\d+)\n")
-SETTINGS = {"CLAIM_WATCH_CAP": "1000000"}
+# The caps of what one address may hold raised: every client here is 127.0.0.1.
+SETTINGS = {"CLAIM_WATCH_CAP": "1000000", "CLAIM_SENDING_CAP": "100000"}
 OPENING = 500  # watchers being opened at once, at most
 ADDRESS = "127.0.0.1"  # every client's address, whose leases part 3 counts
 SLOTS_PATIENCE = 120  # seconds part 3 waits for slots to come back before it gives up
