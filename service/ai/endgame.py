@@ -19,6 +19,7 @@ from typing import NamedTuple
 from service.domain import Decision, State
 
 from .compact import DECISIONS, CompactGame, winning_at
+from .compact_greedy import KnowingGame, decide
 
 WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 CHECK_EVERY = 256  # positions between two asks whether time is up: 5 to 25 ms
@@ -94,6 +95,55 @@ def solve(
         best_code, best = None, -1.0
         for code in _ordered(root):
             score = value(_after(root, code), max(best, LOSS), WIN)
+            if score > best:
+                best_code, best = code, score
+            if best == WIN:
+                break
+    except _OutOfBudget:
+        return None
+    return Solution(DECISIONS.get(best_code), best, searched)
+
+
+def exploit(
+    state: State,
+    side: int,
+    budget: float = 50_000,
+    time_up: Callable[[], bool] | None = None,
+) -> Solution | None:
+    """The best decision for the acting seat, on `side`, against an opponent that
+    plays greedy: a search over this side's decisions alone, the other's replies being
+    greedy's (`compact_greedy.decide`), for a game lost against perfect play that a
+    greedy opponent may still lose. Its value is the outcome against greedy; None if
+    the search does not end within `budget` positions or before `time_up()`."""
+    searched = 0
+    known: dict[tuple, float] = {}  # position between rounds -> value
+
+    def value(node: KnowingGame) -> float:
+        nonlocal searched
+        while node.to_act is not None and node.to_act != side:
+            node.apply(decide(node))
+        if node.to_act is None:
+            return outcome(node.winner(), side)
+        searched += 1
+        if searched > budget or (time_up is not None and searched % CHECK_EVERY == 0 and time_up()):
+            raise _OutOfBudget
+        key = _position(node) if not node.trick_cards else None
+        if key in known:
+            return known[key]
+        best = LOSS
+        for code in _ordered(node):
+            best = max(best, value(_after(node, code)))
+            if best == WIN:
+                break
+        if key is not None:
+            known[key] = best
+        return best
+
+    root = KnowingGame.from_state(state)
+    try:
+        best_code, best = None, -1.0
+        for code in _ordered(root):
+            score = value(_after(root, code))
             if score > best:
                 best_code, best = code, score
             if best == WIN:

@@ -9,9 +9,10 @@ halving: after each pass the worse half of the candidates is dropped and the dea
 for the rest are doubled.
 
 With 2 players phase 2 hides nothing (`endgame.py`): the seat solves the rest of the
-game exactly when that search is small enough, and otherwise, or when the game is
-lost against perfect play, plays each decision out with greedy in the one state
-there is.
+game exactly when that search is small enough. Otherwise, or when the game is lost
+against perfect play, it looks for a line that wins against greedy's replies (the
+likeliest mistakes), and failing that plays each decision out with greedy in the one
+state there is.
 
 `evaluate` estimates every legal decision's chance of winning the same way, for the
 analysis of a finished game.
@@ -30,10 +31,11 @@ from . import greedy
 from .compact import CODES, DECISIONS
 from .compact_greedy import KnowingGame
 from .determinize import games, sample_state
-from .endgame import LOSS, solve
+from .endgame import LOSS, exploit, solve
 from .rollout import outcome, play_out, rollout
 
-ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search; the rest for playouts
+ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search
+EXPLOIT_SHARE = 0.95  # of them until the search against greedy's replies ends
 EVALUATE_DEALS = 64  # `evaluate`'s sampled deals by default
 
 
@@ -77,16 +79,26 @@ class Expert:
         self, state: State, side: int, rng: random.Random, budget: Budget | None
     ) -> Decision:
         """A 2-player phase 2: exact play if the search fits in `endgame_positions`,
-        or in the budget's seconds but the little the playouts need. Otherwise, and
-        when every decision loses against perfect play, the decision whose greedy
-        playout scores best: the likeliest to profit from a mistake."""
+        or in `ENDGAME_SHARE` of the budget's seconds. Otherwise, and when every
+        decision loses against perfect play, a decision that wins against greedy's
+        replies, if the search for one ends in as much again (or by `EXPLOIT_SHARE`
+        of the seconds); failing that, the decision whose greedy playout scores best:
+        the likeliest to profit from a mistake."""
         if budget is None:
             solution = solve(state, side, self.endgame_positions)
         else:
-            until = budget.clock() + budget.seconds * ENDGAME_SHARE
+            start = budget.clock()
+            until = start + budget.seconds * ENDGAME_SHARE
             solution = solve(state, side, math.inf, lambda: budget.clock() >= until)
         if solution is not None and solution.value > LOSS:
             return solution.decision
+        if budget is None:
+            line = exploit(state, side, self.endgame_positions)
+        else:
+            until = start + budget.seconds * EXPLOIT_SHARE
+            line = exploit(state, side, math.inf, lambda: budget.clock() >= until)
+        if line is not None and line.value > LOSS:
+            return line.decision
         world = KnowingGame.from_state(state)
         return DECISIONS[max(world.legal_decisions(), key=lambda c: rollout(world, c, side))]
 

@@ -8,7 +8,7 @@ from service import ai
 from service.ai import expert
 from service.ai.compact import CODES, DECISIONS, CompactGame
 from service.ai.determinize import games, sample_state, states
-from service.ai.endgame import DRAW, LOSS, WIN, Solution, outcome, solve
+from service.ai.endgame import DRAW, LOSS, WIN, Solution, exploit, outcome, solve
 from service.ai.knowledge import outstanding_counts
 from service.domain import (
     Settings,
@@ -206,6 +206,14 @@ def test_the_endgame_solver_gives_up_over_its_budget():
     assert solve(state, state.to_act, budget=1) is None
 
 
+def test_the_search_against_greedys_replies_gives_up_over_its_budget_or_time():
+    hands = {0: "GN1 GI5 DR3 TR8 SE2 GN7 DR9 TR0", 1: "TR2 SE9 GN3 DR7 GI1 SE5 DR1 GI9"}
+    state = in_phase2(hands=hands)
+    assert exploit(state, 0, budget=1) is None
+    assert exploit(state, 0, time_up=lambda: True) is None
+    assert exploit(state, 0, time_up=lambda: False) is not None
+
+
 def test_the_endgame_solver_gives_up_when_told_its_time_is_up():
     hands = {0: "GN1 GI5 DR3 TR8 SE2 GN7 DR9 TR0", 1: "TR2 SE9 GN3 DR7 GI1 SE5 DR1 GI9"}
     state = in_phase2(hands=hands)  # thousands of positions to search
@@ -245,14 +253,50 @@ def test_the_expert_on_a_time_budget_plays_a_small_endgame_exactly(seed):
     assert minimax(apply(state, chosen), side) == minimax(state, side)
 
 
-def test_the_expert_plays_a_lost_endgame_for_the_greedy_opponents_mistake(monkeypatch):
-    """When every decision loses against perfect play, it plays the one whose playout
-    with greedy at both seats scores best."""
+def against_greedy(state, side):
+    """The best outcome for `side` against an opponent playing greedy, by plain search
+    through the domain, for small positions."""
+    if state.to_act is None:
+        return outcome(result(state).winner, side)
+    if state.to_act % 2 != side % 2:
+        return against_greedy(apply(state, ai.greedy(observe(state, state.to_act), None)), side)
+    return max(against_greedy(apply(state, d), side) for d in legal_decisions(state))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_search_against_greedys_replies_agrees_with_plain_search(seed):
+    """`exploit` plays greedy's replies in the compact engine; plain search here plays
+    `ai.greedy` on `apply`. Its decision secures the value it tells."""
+    state = three_rounds_left(seed)
+    side = state.to_act
+    line = exploit(state, side)
+    assert line.value == against_greedy(state, side)
+    assert against_greedy(apply(state, line.decision), side) == line.value
+
+
+@pytest.mark.parametrize("seed", [499, 1215, 1392])  # found among the first 2,000
+def test_the_expert_plays_a_lost_endgame_for_the_greedy_opponents_mistake(seed):
+    """When every decision loses against perfect play, it plays a line that greedy's
+    replies lose, where there is one (a greedy opponent is likelier than a perfect
+    one), though greedy in its seat would not find it."""
+    state = three_rounds_left(seed)
+    side = state.to_act
+    assert minimax(state, side) == LOSS
+    greedys = apply(state, ai.greedy(observe(state, side), None))
+    assert against_greedy(greedys, side) == LOSS < against_greedy(state, side)
+    chosen = ai.Expert()(observe(state, side), random.Random(1))
+    assert against_greedy(apply(state, chosen), side) > LOSS
+
+
+def test_the_expert_plays_an_endgame_lost_to_greedy_too_for_the_best_playout(monkeypatch):
+    """When every decision loses against perfect play and against greedy's replies,
+    it plays the one whose playout with greedy at both seats scores best."""
     state = three_rounds_left(0)
     legal = legal_decisions(state)
     assert len(legal) > 1
     codes = [CODES[decision] for decision in legal]
     monkeypatch.setattr(expert, "solve", lambda *_: Solution(legal[0], LOSS, 1))
+    monkeypatch.setattr(expert, "exploit", lambda *_: Solution(legal[0], LOSS, 1))
     monkeypatch.setattr(expert, "rollout", lambda _, code, side: codes.index(code))
     assert ai.Expert()(observe(state, state.to_act), random.Random(1)) == legal[-1]
 
