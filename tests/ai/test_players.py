@@ -5,7 +5,7 @@ import random
 import pytest
 
 from service import ai
-from service.ai import expert
+from service.ai import endgame, expert
 from service.ai.compact import CODES, DECISIONS, CompactGame
 from service.ai.determinize import games, sample_state, states
 from service.ai.endgame import DRAW, LOSS, WIN, Solution, exploit, outcome, solve
@@ -199,6 +199,28 @@ def test_the_endgame_solver_agrees_with_plain_search(hands):
     assert solution.value in (WIN, DRAW, LOSS)
     assert solution.value == minimax(state, state.to_act)
     assert minimax(apply(state, solution.decision), state.to_act) == solution.value
+
+
+def test_a_game_the_solver_calls_decided_goes_that_way_however_it_is_played():
+    """`_decided` names a winner between rounds of phase 2 only when no play changes
+    it: every game it names a winner in, played on at random, ends with that winner;
+    and it names one early enough to spare the search."""
+    rng = random.Random(5)
+    named = early = 0
+    for _ in range(300):
+        factions = rng.choice(legal_faction_sets(2))
+        game = CompactGame.deal(Settings(2, factions), shuffled_deck(factions, rng))
+        calls = []
+        while game.to_act is not None:
+            if game.phase == 2 and not game.trick_cards:
+                calls.append((endgame._decided(game), len(game.hands[0])))
+            game.apply(rng.choice(game.legal_decisions()))
+        for decided, cards_left in calls:
+            if decided is not None:
+                assert decided == game.winner()
+                named += 1
+                early += cards_left >= 3
+    assert named and early
 
 
 def test_the_endgame_solver_gives_up_over_its_budget():
