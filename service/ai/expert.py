@@ -9,10 +9,10 @@ halving: after each pass the worse half of the candidates is dropped and the dea
 for the rest are doubled.
 
 With 2 players phase 2 hides nothing (`endgame.py`): the seat solves the rest of the
-game exactly when that search is small enough. Otherwise, or when the game is lost
-against perfect play, it looks for a line that wins against greedy's replies (the
-likeliest mistakes), and failing that plays each decision out with greedy in the one
-state there is.
+game exactly when that search is small enough. When the game is lost against perfect
+play, it looks for a line that wins against greedy's replies (the likeliest
+mistakes); otherwise, and failing that, it plays each decision out with greedy in the
+one state there is.
 
 `evaluate` estimates every legal decision's chance of winning the same way, for the
 analysis of a finished game.
@@ -79,11 +79,11 @@ class Expert:
         self, state: State, side: int, rng: random.Random, budget: Budget | None
     ) -> Decision:
         """A 2-player phase 2: exact play if the search fits in `endgame_positions`,
-        or in `ENDGAME_SHARE` of the budget's seconds. Otherwise, and when every
-        decision loses against perfect play, a decision that wins against greedy's
-        replies, if the search for one ends in as much again (or by `EXPLOIT_SHARE`
-        of the seconds); failing that, the decision whose greedy playout scores best:
-        the likeliest to profit from a mistake."""
+        or in `ENDGAME_SHARE` of the budget's seconds. When every decision loses
+        against perfect play, a decision that wins against greedy's replies, if the
+        search for one ends in as many positions again (or by `EXPLOIT_SHARE` of the
+        seconds). Otherwise, and failing that, the decision whose greedy playout
+        scores best: the likeliest to profit from a mistake."""
         if budget is None:
             solution = solve(state, side, self.endgame_positions)
         else:
@@ -92,13 +92,14 @@ class Expert:
             solution = solve(state, side, math.inf, lambda: budget.clock() >= until)
         if solution is not None and solution.value > LOSS:
             return solution.decision
-        if budget is None:
-            line = exploit(state, side, self.endgame_positions)
-        else:
-            until = start + budget.seconds * EXPLOIT_SHARE
-            line = exploit(state, side, math.inf, lambda: budget.clock() >= until)
-        if line is not None and line.value > LOSS:
-            return line.decision
+        if solution is not None:  # lost against perfect play: look for a swindle
+            if budget is None:
+                line = exploit(state, side, self.endgame_positions)
+            else:
+                until = start + budget.seconds * EXPLOIT_SHARE
+                line = exploit(state, side, math.inf, lambda: budget.clock() >= until)
+            if line is not None and line.value > LOSS:
+                return line.decision
         world = KnowingGame.from_state(state)
         return DECISIONS[max(world.legal_decisions(), key=lambda c: rollout(world, c, side))]
 

@@ -310,17 +310,24 @@ def test_the_expert_plays_a_lost_endgame_for_the_greedy_opponents_mistake(seed):
     assert against_greedy(apply(state, chosen), side) > LOSS
 
 
-def test_the_expert_plays_an_endgame_lost_to_greedy_too_for_the_best_playout(monkeypatch):
+@pytest.mark.parametrize("solved", [True, False])
+def test_the_expert_plays_an_endgame_lost_to_greedy_too_for_the_best_playout(monkeypatch, solved):
     """When every decision loses against perfect play and against greedy's replies,
-    it plays the one whose playout with greedy at both seats scores best."""
+    or the game is too big to solve, it plays the one whose playout with greedy at
+    both seats scores best: it looks for a line against greedy's replies only in a
+    game known lost, not in place of perfect play."""
     state = three_rounds_left(0)
     legal = legal_decisions(state)
     assert len(legal) > 1
     codes = [CODES[decision] for decision in legal]
-    monkeypatch.setattr(expert, "solve", lambda *_: Solution(legal[0], LOSS, 1))
-    monkeypatch.setattr(expert, "exploit", lambda *_: Solution(legal[0], LOSS, 1))
+    asked = []
+    monkeypatch.setattr(expert, "solve", lambda *_: Solution(legal[0], LOSS, 1) if solved else None)
+    monkeypatch.setattr(
+        expert, "exploit", lambda *_: asked.append(1) or Solution(legal[0], LOSS, 1)
+    )
     monkeypatch.setattr(expert, "rollout", lambda _, code, side: codes.index(code))
     assert ai.Expert()(observe(state, state.to_act), random.Random(1)) == legal[-1]
+    assert asked == ([1] if solved else [])
 
 
 @pytest.mark.parametrize("rivals", [1, 4])
