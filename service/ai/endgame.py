@@ -97,16 +97,10 @@ def solve(
 
     root = CompactGame.from_state(state)
     try:
-        best_code, best = None, -1.0
-        for code in _ordered(root):
-            score = value(_after(root, code), max(best, LOSS), WIN)
-            if score > best:
-                best_code, best = code, score
-            if best == WIN:
-                break
+        code, best = _best_at(root, lambda child, best: value(child, max(best, LOSS), WIN))
     except _OutOfBudget:
         return None
-    return Solution(DECISIONS.get(best_code), best, searched)
+    return Solution(DECISIONS.get(code), best, searched)
 
 
 def exploit(
@@ -148,16 +142,25 @@ def exploit(
 
     root = KnowingGame.from_state(state)
     try:
-        best_code, best = None, -1.0
-        for code in _ordered(root):
-            score = value(_after(root, code))
-            if score > best:
-                best_code, best = code, score
-            if best == WIN:
-                break
+        code, best = _best_at(root, lambda child, _: value(child))
     except _OutOfBudget:
         return None
-    return Solution(DECISIONS.get(best_code), best, searched)
+    return Solution(DECISIONS.get(code), best, searched)
+
+
+def _best_at(
+    root: CompactGame, value: Callable[[CompactGame, float], float]
+) -> tuple[int | None, float]:
+    """The root's best decision and its value, `value(child, best so far)` of each,
+    in `_ordered` order until one wins."""
+    best_code, best = None, -1.0
+    for code in _ordered(root):
+        score = value(_after(root, code), best)
+        if score > best:
+            best_code, best = code, score
+        if best == WIN:
+            break
+    return best_code, best
 
 
 def _after(node: CompactGame, code: int) -> CompactGame:
