@@ -97,9 +97,12 @@ def test_an_address_holds_at_most_its_cap_of_streams_and_long_polls(claim, table
 
 def test_a_stream_sends_the_game_now_then_every_new_version_in_order(claim, table):
     game, tokens = table
-    mover = _later(claim, lambda: moved(claim, game.id, tokens, moves=3))
     updates = games.watch(claim, game.id, tokens[0], "a", None, 60, 60)
-    seen = _versions(updates, 4)
+    now = next(updates)  # read before any move: one made earlier would be the game now
+    seen = [(now.game.version, now.kind)]
+    mover = threading.Thread(target=moved, args=(claim, game.id, tokens), kwargs={"moves": 3})
+    mover.start()
+    seen += _versions(updates, 3)
     mover.join()
     start = game.version
     assert seen == [(start, VIEW), (start + 1, VIEW), (start + 2, VIEW), (start + 3, VIEW)]
