@@ -173,8 +173,8 @@ def _decided(node: CompactGame) -> int | None:
     """The seat sure to win a 2-player game between two rounds of phase 2 whatever is
     played: it holds more cards of a majority of the factions than the other can still
     reach (score piles only grow; Gnomes in front may still be removed by Giants, and
-    Trolls set aside and every card in hand may go to either seat). None if no seat is
-    sure to yet."""
+    Trolls set aside and every card in hand may go to either seat). None while
+    neither seat is sure of it."""
     counts = [[0] * 10 for _ in range(2)]  # per seat: its scored cards of each faction
     for seat, pile in enumerate(node.score_piles):
         for card in pile:
