@@ -60,9 +60,7 @@ def play_deal(task: tuple) -> tuple[str, list[float], dict]:
     game (1 win, 1/2 draw, 0 loss), and each level's seconds per decision."""
     seed, hero, rival, players, deal, expert_seconds, clock = task
     hero, partner = hero.split("+") if "+" in hero else (hero, hero)
-    rng = random.Random(f"{seed}:{players}:{deal}")
-    settings = Settings(players, random_factions(players, rng), rng.randrange(players))
-    deck = shuffled_deck(settings.factions, rng)
+    settings, deck = dealt(seed, players, deal)
     sides = 2 if players == 4 else players
     scores, seconds = [], defaultdict(list)
     for rotation in range(sides):
@@ -87,6 +85,13 @@ def play_deal(task: tuple) -> tuple[str, list[float], dict]:
         scores.append(0.5 if winner is None else float(winner == hero_side))
     team = hero if partner == hero else f"{hero}+{partner}"
     return f"{team}:{rival}", scores, dict(seconds)
+
+
+def dealt(seed: int, players: int, deal: int) -> tuple[Settings, tuple]:
+    """The settings and shuffled deck of the deal numbered `deal` of `seed`."""
+    rng = random.Random(f"{seed}:{players}:{deal}")
+    settings = Settings(players, random_factions(players, rng), rng.randrange(players))
+    return settings, shuffled_deck(settings.factions, rng)
 
 
 def decide(player, view, rng, expert_seconds: float | None, clock):

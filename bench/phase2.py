@@ -21,30 +21,20 @@ import time
 from collections import Counter
 from multiprocessing import Pool
 
-from ladder import LEVELS, LEVELS_PLAYING, decide
+from ladder import LEVELS, LEVELS_PLAYING, dealt, decide
 from tqdm import tqdm
 
 from service.ai.compact_greedy import KnowingGame
 from service.ai.endgame import solve
 from service.ai.rollout import outcome, play_out
-from service.domain import (
-    Settings,
-    apply,
-    new_game,
-    observe,
-    random_factions,
-    result,
-    shuffled_deck,
-)
+from service.domain import apply, new_game, observe, result
 
 
 def play_deal(task: tuple) -> list[tuple]:
     """Both seatings of one deal: per game, (a's value at phase 2 against perfect play
     or None, greedy's playout value there for a, a's final score)."""
     seed, a, b, deal, expert_seconds, solve_seconds = task
-    rng = random.Random(f"{seed}:2:{deal}")
-    settings = Settings(2, random_factions(2, rng), rng.randrange(2))
-    deck = shuffled_deck(settings.factions, rng)
+    settings, deck = dealt(seed, 2, deal)
     games = []
     for hero in range(2):
         levels = [a if seat == hero else b for seat in range(2)]
