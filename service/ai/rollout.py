@@ -5,6 +5,12 @@ decisions in them, thousands of times per decision. They are played on the compa
 engine (`compact.py`) by the compact greedy (`compact_greedy.py`), which decides as
 the greedy player would from each seat's observation, with each seat's knowledge
 kept as the game goes instead of an observation built at every step.
+
+With 2 players the last `SOLVED_TAIL` rounds of phase 2 hide nothing and are small
+enough to search: the rollout takes perfect play's outcome there (`endgame.py`)
+instead of greedy's. Played from 10 cards in hand on, greedy's playout gives perfect
+play's outcome in 82% of the positions, and the playout with that tail solved in 86%,
+for about a sixth more time a rollout (bench/rollouts.py).
 """
 
 from __future__ import annotations
@@ -24,13 +30,20 @@ def rollout(world: KnowingGame, code: int, side: int) -> float:
     the last `SOLVED_TAIL` rounds is perfect play's instead of greedy's."""
     game = world.copy()
     game.apply(code)
+    return score(game, side, finish(game, side))
+
+
+def finish(game: KnowingGame, side: int) -> float | None:
+    """Play `game` to its end with greedy at every seat; with 2 players, return
+    `side`'s outcome when perfect play ends its last `SOLVED_TAIL` rounds (None with
+    more players)."""
     won = None
     while game.to_act is not None:
         if won is None and _solved_tail(game):
             value = solve_game(game, game.to_act).value  # for the seat to act
             won = value if game.to_act == side else 1 - value
         game.apply(decide(game))
-    return score(game, side, won)
+    return won
 
 
 def _solved_tail(game: KnowingGame) -> bool:
