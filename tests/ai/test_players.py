@@ -157,6 +157,12 @@ def test_the_expert_evaluates_every_legal_decision_from_the_observation_alone():
     assert compared > 5
 
 
+def greedy_to_the_end(state):
+    while state.to_act is not None:
+        state = apply(state, ai.greedy(observe(state, state.to_act), None))
+    return state
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_a_2_player_endgame_is_evaluated_by_playing_each_decision_out(seed):
     """With 2 players in phase 2 nothing is hidden: each decision's chance is the
@@ -165,10 +171,7 @@ def test_a_2_player_endgame_is_evaluated_by_playing_each_decision_out(seed):
     side = state.to_act
     chances = expert.evaluate(observe(state, side), "seed")
     for decision, chance in chances.items():
-        after = apply(state, decision)
-        while after.to_act is not None:
-            after = apply(after, ai.greedy(observe(after, after.to_act), None))
-        assert chance == outcome(result(after).winner, side)
+        assert chance == outcome(result(greedy_to_the_end(apply(state, decision))).winner, side)
 
 
 def minimax(state, side):
@@ -275,12 +278,6 @@ def test_the_expert_on_a_time_budget_plays_a_small_endgame_exactly(seed):
     budget = ai.Budget(0.2, Ticking(0.0001))
     chosen = ai.Expert()(observe(state, side), random.Random(1), budget)
     assert minimax(apply(state, chosen), side) == minimax(state, side)
-
-
-def greedy_to_the_end(state):
-    while state.to_act is not None:
-        state = apply(state, ai.greedy(observe(state, state.to_act), None))
-    return state
 
 
 @pytest.mark.parametrize("seed", [1, 3, 30, 55])  # found among the first 60
