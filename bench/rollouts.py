@@ -5,8 +5,8 @@
 The expert spends most of its time in such playouts (`rollout.py`). Deals random legal
 decks (bench/ladder.py's `dealt`), plays each with `compact_greedy.decide` at every
 seat, and prints, per player count, the CPU milliseconds of a game's phase 1 and
-phase 2, and of the phase-2 rounds that a 2-player rollout solves exactly
-(`rollout.SOLVED_TAIL`) when it ends as the expert's rollouts end it.
+phase 2; then of the expert's whole rollout of the same deal (`rollout.rollout`: with
+2 players, its last `rollout.SOLVED_TAIL` rounds solved exactly).
 """
 
 from __future__ import annotations
