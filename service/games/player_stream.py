@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from service.events import FINISHED, OPEN, RUNNING, Game, StoreError
+from service.events import ACCEPTED, FINISHED, OPEN, RUNNING, Game, StoreError
 from service.events import OPEN as CHALLENGE_OPEN
 
 from .access import me
@@ -164,6 +164,9 @@ class _Stream:
         if resume is not None:
             for c in challenges:
                 if c.status != CHALLENGE_OPEN and c.updated_at > since:
+                    if self._game_unmade(c):
+                        self.challenges[c.id] = CHALLENGE_OPEN  # told once it is made
+                        continue
                     self.challenges[c.id] = c.status
                     yield _challenge_event(self.claim, c, event_id)
             for game in list(self.ended.values()):
@@ -182,18 +185,27 @@ class _Stream:
     def _challenge_news(self, as_of: datetime) -> list[PlayerEvent]:
         """What became of the player's challenges since told; new games joined."""
         event_id = _id(as_of)
+        joined = self._games_of_player()  # since: first, for `_game_unmade`
         news = []
         for c in self.claim.challenges.of(self.player_id):
             told = self.challenges.get(c.id)
             if told == c.status or (told is None and c.updated_at < self.started):
                 continue  # closed before this stream began: not news
+            if self._game_unmade(c):
+                continue  # told with its game, announced once the player has a seat in it
             self.challenges[c.id] = c.status
             if c.status != CHALLENGE_OPEN or c.to == self.player_id:
                 news.append(_challenge_event(self.claim, c, event_id))
-        for game in self._games_of_player():  # joined since
+        for game in joined:
             news += self._changed(game, event_id)
         news += list(self._rematches(event_id))
         return news
+
+    def _game_unmade(self, challenge) -> bool:
+        """Whether `challenge` is accepted but its game not yet made with the player
+        seated (accepting closes the challenge first, then makes the game): a client
+        told of it opens the game at once and must find its seat there."""
+        return challenge.status == ACCEPTED and challenge.game_id not in self.listed
 
     def _game_news(self, as_of: datetime, announced: dict) -> list[PlayerEvent]:
         """What became of the games announced (and of those waiting for ratings)."""

@@ -5,7 +5,9 @@ import json
 import re
 import threading
 import time
+from unittest.mock import Mock
 
+from service.events import StoreError
 from service.games import fire_due_timers
 from tests.api.test_challenges import a_player, challenge, problem, replace_clock
 from tests.api.test_live import _events
@@ -156,6 +158,32 @@ def test_challenge_accept_play_and_finish_are_seen_in_both_streams_in_order(clie
         assert seen[name][-1][1]["game_id"] == game_id
     accepted = dict(seen["bob"])["challenge-accepted"]["challenge"]
     assert (accepted["id"], accepted["game_id"]) == (made["id"], game_id)
+
+
+def test_an_accepted_challenge_is_told_once_its_game_is_made(client, app, claim, monkeypatch):
+    """Accepting closes the challenge, then makes the game. A client told
+    `challenge-accepted` opens the game with its key at once, and must find its seat
+    there: after an accept cut short between the two, nothing is told yet (news that
+    wakes the stream meanwhile is told alone); the accept again makes the game, and
+    then both come."""
+    ann, ann_key = a_player(client, "Ann")
+    bob, bob_key = a_player(client, "Bob")
+    _carl, carl_key = a_player(client, "Carl")
+    anns = Listener(app, ann_key, "game-started")
+    made = challenge(client, ann_key, bob).json
+    create = claim.store.create
+    monkeypatch.setattr(claim.store, "create", Mock(side_effect=StoreError("Redis went away")))
+    cut_short = client.post(f"/challenges/{made['id']}/accept", headers=bob_key)
+    assert cut_short.status_code == 500, cut_short.json  # the error is logged
+    assert client.get(f"/challenges/{made['id']}", headers=ann_key).json["status"] == "accepted"
+    challenge(client, carl_key, ann)  # wakes Ann's stream while the game is not made
+    monkeypatch.setattr(claim.store, "create", create)
+    accepted = client.post(f"/challenges/{made['id']}/accept", headers=bob_key)
+    game_id = accepted.json["game_id"]
+    assert anns.kinds() == ["state", "challenge", "challenge-accepted", "game-started"]
+    told = dict(anns.events)["challenge-accepted"]["challenge"]
+    assert (told["id"], told["game_id"]) == (made["id"], game_id)
+    assert client.get(f"/games/{game_id}", headers=ann_key).json["you"]["seat"] == 0
 
 
 def test_a_declined_a_cancelled_and_an_expired_challenge_are_told_to_both(client, app, claim):
