@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from service.events import ACCEPTED, FINISHED, OPEN, RUNNING, Game, StoreError
+from service.events import ACCEPTED, FINISHED, OPEN, RUNNING, Challenge, Game, StoreError
 from service.events import OPEN as CHALLENGE_OPEN
 
 from .access import me
@@ -201,7 +201,7 @@ class _Stream:
         news += list(self._rematches(event_id))
         return news
 
-    def _game_unmade(self, challenge) -> bool:
+    def _game_unmade(self, challenge: Challenge) -> bool:
         """Whether `challenge` is accepted but its game not yet made with the player
         seated (accepting closes the challenge first, then makes the game): a client
         told of it opens the game at once and must find its seat there."""

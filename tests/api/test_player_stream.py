@@ -171,12 +171,15 @@ def test_an_accepted_challenge_is_told_once_its_game_is_made(client, app, claim,
     _carl, carl_key = a_player(client, "Carl")
     anns = Listener(app, ann_key, "game-started")
     made = challenge(client, ann_key, bob).json
+    before = _events(_stream(client, ann_key, "max_seconds=1"), 1)[0]
     create = claim.store.create
     monkeypatch.setattr(claim.store, "create", Mock(side_effect=StoreError("Redis went away")))
     cut_short = client.post(f"/challenges/{made['id']}/accept", headers=bob_key)
     assert cut_short.status_code == 500, cut_short.json  # the error is logged
     assert client.get(f"/challenges/{made['id']}", headers=ann_key).json["status"] == "accepted"
     challenge(client, carl_key, ann)  # wakes Ann's stream while the game is not made
+    resumed = _stream(client, ann_key, "max_seconds=1", **{"Last-Event-ID": before["id"]})
+    assert [kind for kind, _ in _typed(_events(resumed, 100))] == ["state"]  # nothing missed
     monkeypatch.setattr(claim.store, "create", create)
     accepted = client.post(f"/challenges/{made['id']}/accept", headers=bob_key)
     game_id = accepted.json["game_id"]
