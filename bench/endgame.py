@@ -6,10 +6,9 @@ Plays random 2-player deals with greedy at both seats; at every lead of phase 2 
 asks `solve` for the leader, with a budget of `--positions` positions (the expert's
 0.16 s of a 0.2 s budget is about 20,000 on this machine). Prints, by cards left in
 hand, how often the solver finished within the budget and the positions it searched
-when it did, and how often greedy's playout from the position (greedy at both seats)
-ends as perfect play does: played to the end, and with its last rounds solved as the
-expert's rollouts solve them (`rollout.finish`); then the positions per second over
-all the searches.
+when it did, and how often greedy's playout from the position (greedy at both seats,
+as in the expert's rollouts) ends as perfect play does; then the positions per second
+over all the searches.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from tqdm import tqdm
 from service.ai import greedy
 from service.ai.compact_greedy import KnowingGame
 from service.ai.endgame import solve
-from service.ai.rollout import finish, outcome, play_out
+from service.ai.rollout import outcome, play_out
 from service.domain import Settings, apply, legal_faction_sets, new_game, observe, shuffled_deck
 
 
@@ -38,7 +37,7 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     solved = defaultdict(list)  # cards in hand -> positions searched, None if out of budget
-    agree = defaultdict(lambda: [0, 0])  # cards in hand -> playouts ending as perfect play
+    agree = defaultdict(int)  # cards in hand -> playouts ending as perfect play
     searched, seconds = 0, 0.0
     for _ in tqdm(range(args.games), unit="game", file=sys.stderr):
         factions = rng.choice(legal_faction_sets(2))
@@ -52,32 +51,23 @@ def main() -> None:
                 cards = len(state.hands[state.to_act])
                 solved[cards].append(solution.positions if solution else None)
                 if solution:
-                    for tail, ends in enumerate(_playouts(state, state.to_act)):
-                        agree[cards][tail] += ends == solution.value
+                    agree[cards] += _playout(state, state.to_act) == solution.value
             state = apply(state, greedy(observe(state, state.to_act), rng))
     print(f"budget {args.positions:,} positions, {args.games} deals")
-    print(
-        f"{'cards':>5} {'solved':>9} {'positions (median, max)':>24}"
-        f" {'playout right':>14} {'tail solved':>12}"
-    )
+    print(f"{'cards':>5} {'solved':>9} {'positions (median, max)':>24} {'playout right':>14}")
     for cards in sorted(solved):
         found = [n for n in solved[cards] if n is not None]
         spread = f"{statistics.median(found):,.0f}, {max(found):,}" if found else "-"
-        right = [f"{n / len(found):.0%}" if found else "-" for n in agree[cards]]
-        print(
-            f"{cards:>5} {len(found):>4}/{len(solved[cards]):<4} {spread:>24}"
-            f" {right[0]:>14} {right[1]:>12}"
-        )
+        right = f"{agree[cards] / len(found):.0%}" if found else "-"
+        print(f"{cards:>5} {len(found):>4}/{len(solved[cards]):<4} {spread:>24} {right:>14}")
     print(f"positions/s over all searches: {searched / seconds:,.0f}")
 
 
-def _playouts(state, side: int) -> tuple[float, float]:
-    """`side`'s outcome of greedy's playout from `state`, and of the same playout with
-    its last rounds solved (`rollout.finish`)."""
-    plain, tailed = KnowingGame.from_state(state), KnowingGame.from_state(state)
-    play_out(plain)
-    won = finish(tailed, side)  # None only with more players
-    return outcome(plain.side_keys(), side), won
+def _playout(state, side: int) -> float:
+    """`side`'s outcome of greedy's playout from `state`."""
+    game = KnowingGame.from_state(state)
+    play_out(game)
+    return outcome(game.side_keys(), side)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,7 @@
 Determinized Monte Carlo: deal the hidden cards again, consistently with everything
 the seat knows (`determinize.py`); in each deal play a candidate decision and then the
 rest of the game with the greedy player at every seat (`rollout.py`, on the compact
-engine: `compact_greedy.py`; with 2 players the last rounds solved exactly);
-choose the candidate with the best average outcome.
+engine: `compact_greedy.py`); choose the candidate with the best average outcome.
 Every candidate is played in the same deals, and the budget goes by successive
 halving: after each pass the worse half of the candidates is dropped and the deals
 for the rest are doubled.
