@@ -112,7 +112,9 @@ class Client:
         self.key = key
         self.seats: dict[str, SeatToken] = {}
         self.versions: dict[str, int] = {}  # per game, the newest version seen
-        self.not_seated: set[str] = set()  # games the player key opens no seat of
+        # Games the player key opened no seat of: the newest version seen when it was
+        # refused while the game was open to join, None once it had started.
+        self.not_seated: dict[str, int | None] = {}
         self.timeout, self.retries, self.max_wait = timeout, retries, max_wait
         self.stall_after = stall_after
         self.answered = False  # whether the server has answered this client yet
@@ -140,15 +142,26 @@ class Client:
 
     def _read(self, game_id: str, path: str, **options) -> Any:
         """A GET of one game as its seat sees it, or as the public does when the player
-        key opens no seat of it (the server refuses a key there: 401)."""
-        credential = None if game_id in self.not_seated else self.credential(game_id)
+        key opens no seat of it (the server refuses a key there: 401). The key is sent
+        again once a game that was open to join has changed: a seat may have been taken
+        with it elsewhere (in a browser, say)."""
+        if game_id in self.not_seated:
+            body = self._send("GET", path, None, **options)
+            refused_at = self.not_seated[game_id]
+            if refused_at is None or self.versions.get(game_id, 0) <= refused_at:
+                return body
+        credential = self.credential(game_id)
         try:
-            return self._send("GET", path, credential, **options)
+            body = self._send("GET", path, credential, **options)
         except ProblemError as error:
             if error.status != 401 or not credential or game_id in self.seats:  # not the key
                 raise
-            self.not_seated.add(game_id)
-            return self._send("GET", path, None, **options)
+            body = self._send("GET", path, None, **options)
+            still_open = isinstance(body, dict) and body.get("status") == "open"
+            self.not_seated[game_id] = self.versions.get(game_id, 0) if still_open else None
+            return body
+        self.not_seated.pop(game_id, None)
+        return body
 
     def _saw(self, body: Any, game_id: str | None = None) -> Any:
         """Remember the version of a game's view (or of a move's answer, or of the
@@ -315,7 +328,7 @@ class Client:
         body = {"invite": invite} | ({"name": name} if name else {})
         joined = self._send("POST", f"/games/{game_id}/seats/{seat}", self.key, json=body)
         self.hold_seat(game_id, seat, joined["token"])
-        self.not_seated.discard(game_id)
+        self.not_seated.pop(game_id, None)
         return joined
 
     @operation("GET", "/games/{game_id}/legal")
@@ -367,7 +380,7 @@ class Client:
         def over() -> bool:
             return self.game(game_id)["status"] in OVER
 
-        if game_id not in self.seats and self.key and game_id not in self.not_seated:
+        if game_id not in self.seats and self.key:
             self.game(game_id)  # learns whether the key opens a seat of it
         path = f"/games/{game_id}/stream"
         credential = None if game_id in self.not_seated else self.credential(game_id)

@@ -190,8 +190,9 @@ def test_a_whole_game_against_an_ai_is_played_from_the_game_stream(server_url):
 
 
 def test_a_game_the_key_opens_no_seat_of_is_read_as_the_public(server_url):
-    ann, _, game_id = a_game_of_two(server_url)
-    carl = Client(server_url)
+    ann, bob, game_id = a_game_of_two(server_url)
+    seen = Recording()
+    carl = Client(server_url, transport=seen)
     carl.register("Carl")
     assert carl.game(game_id)["you"] is None
     assert next(iter(carl.watch(game_id))).data["you"] is None
@@ -199,6 +200,28 @@ def test_a_game_the_key_opens_no_seat_of_is_read_as_the_public(server_url):
     with pytest.raises(ProblemError) as refused:
         carl.legal(game_id)
     assert refused.value.status == 401
+
+    # The game has started: its seats are taken, and the key is not sent again.
+    player = acting([ann, bob], game_id)
+    player.move(game_id, player.legal(game_id)["legal"][0])
+    sent = len(seen.requests)
+    assert carl.game(game_id)["version"] == player.game(game_id)["version"]
+    assert len(seen.requests) == sent + 1
+
+
+def test_a_seat_taken_with_the_key_elsewhere_is_read_as_the_seat(server_url):
+    ann = Client(server_url)
+    ann.register("Ann")
+    created = ann.create_game(2, factions="claim")
+    game_id, invites = created["game_id"], created["invites"]
+    ann.join(game_id, 0, invites[0]["invite"])
+    carl = Client(server_url)
+    carl.register("Carl")
+    assert carl.game(game_id)["you"] is None  # open, and not Carl's yet
+
+    Client(server_url, key=carl.key).join(game_id, 1, invites[1]["invite"])  # a browser, say
+    assert carl.game(game_id)["you"]["seat"] == 1
+    assert next(iter(carl.watch(game_id))).data["you"]["seat"] == 1
 
 
 def test_a_move_answered_503_after_it_landed_is_sent_again_with_its_key_and_lands_once(
