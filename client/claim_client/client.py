@@ -145,21 +145,23 @@ class Client:
         key opens no seat of it (the server refuses a key there: 401). The key is sent
         again once a game that was open to join has changed: a seat may have been taken
         with it elsewhere (in a browser, say)."""
+        public = None
         if game_id in self.not_seated:
-            body = self._send("GET", path, None, **options)
+            public = self._send("GET", path, None, **options)
             refused_at = self.not_seated[game_id]
             if refused_at is None or self.versions.get(game_id, 0) <= refused_at:
-                return body
+                return public
         credential = self.credential(game_id)
         try:
             body = self._send("GET", path, credential, **options)
         except ProblemError as error:
             if error.status != 401 or not credential or game_id in self.seats:  # not the key
                 raise
-            body = self._send("GET", path, None, **options)
-            still_open = isinstance(body, dict) and body.get("status") == "open"
+            if public is None:  # else read just now
+                public = self._send("GET", path, None, **options)
+            still_open = isinstance(public, dict) and public.get("status") == "open"
             self.not_seated[game_id] = self.versions.get(game_id, 0) if still_open else None
-            return body
+            return public
         self.not_seated.pop(game_id, None)
         return body
 
