@@ -1,0 +1,149 @@
+"""Fit the worths by which the expert's rollouts judge a phase 2 without playing it.
+
+    .venv/bin/python bench/phase2_worths.py --players 2 --games 90000
+
+Plays `--games` games of greedy at every seat on the compact engine, on random legal
+decks, and records each at the first step of phase 2: every seat's hand, the cards
+it scored in phase 1 (by faction) and who leads; then the game's outcome (a draw
+shared). Fits the model of `service/ai/rollout.py`'s `chances`: each seat's weight
+is the sum of its features' worths, and its chance of winning the softmax of the
+seats' weights (with 2 players, the logistic of the difference), by maximum
+likelihood (Adagrad, a little L2). Prints how often the fitted model names the
+winner of a decided game, and the worths as the table that `rollout.py` holds,
+to paste there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+from multiprocessing import Pool
+
+from tqdm import tqdm
+
+from service.ai.compact_greedy import KnowingGame, decide
+from service.ai.rollout import (
+    FEATURES,
+    LEADS,
+    MOST,
+    SCORED,
+    TOP,
+    chances,
+    features,
+    outcome,
+    play_out,
+)
+from service.domain import Settings, random_factions, shuffled_deck
+
+CHUNK = 500  # games per task
+FACTIONS = ("DO", "DR", "DW", "GI", "GN", "GO", "KN", "SE", "TR", "UN")  # by rank
+
+
+def play(task: tuple[int, int, int]) -> list[tuple[list[list[int]], list[float]]]:
+    """`CHUNK` games of greedy at every seat: per game, every seat's features at the
+    start of phase 2 and its share of the outcome."""
+    seed, players, chunk = task
+    rng = random.Random(f"{seed}:{players}:{chunk}")
+    samples = []
+    for _ in range(CHUNK):
+        settings = Settings(players, random_factions(players, rng), rng.randrange(players))
+        game = KnowingGame.deal(settings, shuffled_deck(settings.factions, rng))
+        while game.phase == 1:
+            game.apply(decide(game))
+        seats = features(game)
+        play_out(game)
+        keys = game.side_keys()
+        sides = [outcome(keys, game_side) for game_side in range(len(keys))]
+        shares = [sides[_side_of(game, seat)] for seat in range(players)]
+        total = sum(shares)
+        samples.append((seats, [share / total for share in shares]))
+    return samples
+
+
+def _side_of(game: KnowingGame, seat: int) -> int:
+    return next(side for side, seats in enumerate(game.sides) if seat in seats)
+
+
+def fit(samples, epochs: int, rate: float, l2: float) -> list[float]:
+    """Maximum likelihood worths by Adagrad, one sample at a time."""
+    worths = [0.0] * FEATURES
+    squares = [1e-8] * FEATURES
+    for _ in tqdm(range(epochs), desc="fit", unit="epoch"):
+        for seats, shares in samples:
+            gradient: dict[int, float] = {}
+            for seat, share, chance in zip(seats, shares, chances(worths, seats), strict=True):
+                for f in seat:
+                    gradient[f] = gradient.get(f, 0.0) + share - chance
+            for f, g in gradient.items():
+                g -= l2 * worths[f]
+                squares[f] += g * g
+                worths[f] += rate * g / math.sqrt(squares[f])
+    return worths
+
+
+def log_loss(samples, worths: list[float]) -> float:
+    """The mean negative log-likelihood of the outcomes."""
+    total = 0.0
+    for seats, shares in samples:
+        total -= sum(
+            share * math.log(chance)
+            for share, chance in zip(shares, chances(worths, seats), strict=True)
+            if share
+        )
+    return total / len(samples)
+
+
+def named(samples, worths: list[float]) -> float:
+    """The share of decided games whose winner the model gives the best chance."""
+    right = decided = 0
+    for seats, shares in samples:
+        if max(shares) < 1:
+            continue
+        decided += 1
+        ps = chances(worths, seats)
+        right += ps.index(max(ps)) == shares.index(1.0)
+    return right / decided
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3))
+    parser.add_argument("--games", type=int, default=90_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--rate", type=float, default=0.05)
+    parser.add_argument("--l2", type=float, default=0.001)
+    parser.add_argument("--processes", type=int, default=2)
+    args = parser.parse_args()
+    tasks = [(args.seed, args.players, chunk) for chunk in range(args.games // CHUNK)]
+    samples = []
+    with Pool(args.processes) as pool:
+        for chunk in tqdm(pool.imap(play, tasks), total=len(tasks), desc="games", unit="x500"):
+            samples.extend(chunk)
+    held = len(samples) // 10  # the last tenth is kept out of the fit, to test it
+    worths = fit(samples[:-held], args.epochs, args.rate, args.l2)
+    print(
+        f"winner named: {named(samples[:-held], worths):.1%} of the decided games fitted, "
+        f"{named(samples[-held:], worths):.1%} of the {held} held out; "
+        f"log loss {log_loss(samples[:-held], worths):.4f} fitted, "
+        f"{log_loss(samples[-held:], worths):.4f} held out"
+    )
+    print(f"    {args.players}: (")
+    rows = [
+        (f"{faction} 0-9", start, start + 10)
+        for faction, start in zip(FACTIONS, range(0, 100, 10), strict=True)
+    ]
+    rows += [
+        ("scored", SCORED, LEADS),
+        ("LEADS", LEADS, MOST),
+        ("MOST", MOST, TOP),
+        ("TOP", TOP, FEATURES),
+    ]
+    for name, start, end in rows:
+        print("        " + ", ".join(f"{w:+.2f}" for w in worths[start:end]) + f",  # {name}")
+    print("    ),")
+
+
+if __name__ == "__main__":
+    main()
