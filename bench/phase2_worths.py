@@ -1,16 +1,18 @@
 """Fit the worths by which the expert's rollouts judge a phase 2 without playing it.
 
-    .venv/bin/python bench/phase2_worths.py --players 2 --games 90000
+    .venv/bin/python bench/phase2_worths.py --players 2
+    .venv/bin/python bench/phase2_worths.py --players 3
 
 Plays `--games` games of greedy at every seat on the compact engine, on random legal
-decks, and records each at the first step of phase 2: every seat's hand, the cards
-it scored in phase 1 (by faction) and who leads; then the game's outcome (a draw
-shared). Fits the model of `service/ai/rollout.py`'s `chances`: each seat's weight
-is the sum of its features' worths, and its chance of winning the softmax of the
-seats' weights (with 2 players, the logistic of the difference), by maximum
-likelihood (Adagrad, a little L2). Prints how often the fitted model names the
-winner of a decided game, and the worths as the table that `rollout.py` holds,
-to paste there.
+decks, and records each at the first step of phase 2: every seat's features there
+(`rollout.features`: its hand, the Undead it scored in phase 1, whether it leads, the
+factions it holds most or highest of); then the game's outcome (a draw shared by
+all). Fits the model of `rollout.chances`: each seat's weight is the sum of its
+features' worths, and its chance of winning the softmax of the seats' weights (with 2
+players, the logistic of the difference), by maximum likelihood (Adagrad, a little
+L2). Prints how often the fitted model names the winner of a decided game and its log
+loss, on the games fitted and on a tenth kept out of the fit, and the worths as the
+table that `rollout.py` holds, to paste there.
 """
 
 from __future__ import annotations
@@ -27,17 +29,17 @@ from service.ai.rollout import (
     FEATURES,
     LEADS,
     MOST,
-    SCORED,
     TOP,
+    UNDEAD,
     chances,
     features,
     outcome,
     play_out,
 )
-from service.domain import Settings, random_factions, shuffled_deck
+from service.domain import FACTION_CARDS, Settings, random_factions, shuffled_deck
 
 CHUNK = 500  # games per task
-FACTIONS = ("DO", "DR", "DW", "GI", "GN", "GO", "KN", "SE", "TR", "UN")  # by rank
+FACTIONS = sorted(FACTION_CARDS, key=lambda faction: FACTION_CARDS[faction][0].index)
 
 
 def play(task: tuple[int, int, int]) -> list[tuple[list[list[int]], list[float]]]:
@@ -53,16 +55,10 @@ def play(task: tuple[int, int, int]) -> list[tuple[list[list[int]], list[float]]
             game.apply(decide(game))
         seats = features(game)
         play_out(game)
-        keys = game.side_keys()
-        sides = [outcome(keys, game_side) for game_side in range(len(keys))]
-        shares = [sides[_side_of(game, seat)] for seat in range(players)]
-        total = sum(shares)
-        samples.append((seats, [share / total for share in shares]))
+        keys = game.side_keys()  # a side is a seat with 2 or 3 players
+        won = [outcome(keys, seat) for seat in range(players)]
+        samples.append((seats, won if 1.0 in won else [1 / players] * players))
     return samples
-
-
-def _side_of(game: KnowingGame, seat: int) -> int:
-    return next(side for side, seats in enumerate(game.sides) if seat in seats)
 
 
 def fit(samples, epochs: int, rate: float, l2: float) -> list[float]:
@@ -109,14 +105,14 @@ def named(samples, worths: list[float]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2, choices=(2, 3))
-    parser.add_argument("--games", type=int, default=90_000)
+    parser.add_argument("--games", type=int, default=200_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--rate", type=float, default=0.05)
     parser.add_argument("--l2", type=float, default=0.001)
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()
-    tasks = [(args.seed, args.players, chunk) for chunk in range(args.games // CHUNK)]
+    tasks = [(args.seed, args.players, chunk) for chunk in range(max(1, args.games // CHUNK))]
     samples = []
     with Pool(args.processes) as pool:
         for chunk in tqdm(pool.imap(play, tasks), total=len(tasks), desc="games", unit="x500"):
@@ -131,11 +127,11 @@ def main() -> None:
     )
     print(f"    {args.players}: (")
     rows = [
-        (f"{faction} 0-9", start, start + 10)
+        (f"{faction.value} 0-9", start, start + 10)
         for faction, start in zip(FACTIONS, range(0, 100, 10), strict=True)
     ]
     rows += [
-        ("scored", SCORED, LEADS),
+        ("UNDEAD", UNDEAD, LEADS),
         ("LEADS", LEADS, MOST),
         ("MOST", MOST, TOP),
         ("TOP", TOP, FEATURES),

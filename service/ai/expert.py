@@ -3,7 +3,8 @@
 Determinized Monte Carlo: deal the hidden cards again, consistently with everything
 the seat knows (`determinize.py`); in each deal play a candidate decision and then the
 rest of the game with the greedy player at every seat (`rollout.py`, on the compact
-engine: `compact_greedy.py`); choose the candidate with the best average outcome.
+engine: `compact_greedy.py`), with 2 or 3 players only up to phase 2, whose chances
+are judged from the hands; choose the candidate with the best average outcome.
 Every candidate is played in the same deals, and the budget goes by successive
 halving: after each pass the worse half of the candidates is dropped and the deals
 for the rest are doubled.
@@ -14,8 +15,8 @@ play, it looks for a line that wins against greedy's replies (the likeliest
 mistakes); otherwise, and failing that, it plays each decision out with greedy in the
 one state there is.
 
-`evaluate` estimates every legal decision's chance of winning the same way, for the
-analysis of a finished game.
+`evaluate` estimates every legal decision's chance of winning, for the analysis of a
+finished game, by playing each out to the end in sampled deals.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .compact import CODES, DECISIONS
 from .compact_greedy import KnowingGame
 from .determinize import games, sample_state
 from .endgame import LOSS, exploit, solve
-from .rollout import outcome, play_out, rollout
+from .rollout import PHASE2_WORTHS, outcome, play_out, rollout
 
 ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search
 EXPLOIT_SHARE = 0.95  # of them until the search against greedy's replies ends
@@ -170,8 +171,9 @@ def _clearly_positive(gains: list[float], z: float) -> bool:
 
 
 def _plays_left(observation: Observation) -> int:
-    """The cards still to be played in the game: about the length of a rollout."""
+    """The cards still to be played in a rollout: to the end of the game, or with 2 or
+    3 players in phase 1 to the end of phase 1 (`rollout`)."""
     left = sum(observation.hand_sizes)
-    if observation.phase == 1:
+    if observation.phase == 1 and observation.players not in PHASE2_WORTHS:
         left += observation.players * Settings(observation.players, observation.factions).hand_size
     return max(1, left)

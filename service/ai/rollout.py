@@ -24,13 +24,13 @@ from .compact_greedy import KnowingGame, decide
 
 MARGIN = 0.2  # weight of the faction margin in a rollout's score
 
-# A seat's features at the start of phase 2: each card of its hand (its index), each
-# card it scored in phase 1 (SCORED + its faction's rank), LEADS if it leads, and per
-# faction (+ its rank) MOST if it holds more of its cards than any other seat, TOP if
-# it holds its highest card.
-SCORED, LEADS, MOST, TOP, FEATURES = 100, 110, 111, 121, 131
-# Per number of players, each feature's worth (a log-odds) as bench/phase2_worths.py
-# fits it on 200,000 greedy games: `--players 2`, then `--players 3`.
+# A seat's features at the start of phase 2: each card of its hand (its index), UNDEAD
+# for each card it scored in phase 1 (Undead only), LEADS if it leads, and per faction
+# (+ its rank) MOST if it holds more of its cards than any other seat, TOP if it holds
+# its highest card.
+UNDEAD, LEADS, MOST, TOP, FEATURES = 100, 101, 102, 112, 122
+# Per number of players, each feature's worth (a log-odds), as fitted on 200,000 greedy
+# games by `bench/phase2_worths.py --players 2`, then `--players 3`.
 # fmt: off
 PHASE2_WORTHS: dict[int, tuple[float, ...]] = {
     2: (
@@ -44,7 +44,7 @@ PHASE2_WORTHS: dict[int, tuple[float, ...]] = {
         -0.20, -0.20, -0.19, -0.17, -0.13, -0.03, +0.08, +0.23, +0.25, +0.06,  # SE 0-9
         -0.19, -0.16, -0.15, -0.14, -0.11, -0.03, +0.03, +0.10, +0.11, -0.05,  # TR 0-9
         -0.16, -0.14, -0.14, -0.11, -0.10, -0.01, +0.06, +0.16, +0.18, +0.31,  # UN 0-9
-        +0.00, +0.00, +0.00, +0.00, +0.00, +0.00, +0.00, +0.00, +0.00, +0.17,  # scored
+        +0.17,  # UNDEAD
         -0.03,  # LEADS
         +0.18, -0.18, +0.26, +0.15, +0.03, +0.05, +0.23, -0.05, +0.05, -0.03,  # MOST
         +0.36, +0.58, -0.29, +0.56, +0.27, +0.27, +0.59, +0.49, +0.43, +0.19,  # TOP
@@ -60,7 +60,7 @@ PHASE2_WORTHS: dict[int, tuple[float, ...]] = {
         -0.13, -0.18, -0.20, -0.22, -0.20, -0.20, -0.11, +0.02, +0.08, +0.05,  # SE 0-9
         -0.16, -0.18, -0.18, -0.17, -0.17, -0.13, -0.07, -0.01, +0.09, -0.02,  # TR 0-9
         -0.15, -0.17, -0.20, -0.20, -0.18, -0.15, -0.10, +0.01, +0.10, +0.21,  # UN 0-9
-        +0.00, +0.00, +0.00, +0.00, +0.00, +0.00, +0.00, +0.00, +0.00, +0.20,  # scored
+        +0.20,  # UNDEAD
         -0.02,  # LEADS
         +0.11, -0.02, +0.27, +0.11, +0.11, +0.14, +0.24, +0.14, +0.12, +0.08,  # MOST
         +0.23, +0.51, -0.04, +0.66, +0.48, +0.41, +0.76, +0.70, +0.53, +0.48,  # TOP
@@ -90,12 +90,13 @@ def features(game: KnowingGame) -> list[list[int]]:
     counts = [[0] * 10 for _ in game.hands]
     tops = [[-1] * 10 for _ in game.hands]
     for seat, hand in enumerate(game.hands):
-        for card in hand:  # sorted: a faction's highest card comes last
-            counts[seat][card // 10] += 1
-            tops[seat][card // 10] = card % 10
+        for card in hand:
+            rank = card // 10
+            counts[seat][rank] += 1
+            tops[seat][rank] = max(tops[seat][rank], card % 10)
     seats = []
     for seat, hand in enumerate(game.hands):
-        mine = hand + [SCORED + card // 10 for card in game.score_piles[seat]]
+        mine = hand + [UNDEAD] * len(game.score_piles[seat])
         if game.leader == seat:
             mine.append(LEADS)
         others = [other for other in range(game.players) if other != seat]

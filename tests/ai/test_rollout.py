@@ -11,8 +11,8 @@ from service.ai.rollout import (
     LEADS,
     MOST,
     PHASE2_WORTHS,
-    SCORED,
     TOP,
+    UNDEAD,
     chances,
     features,
     outcome,
@@ -35,7 +35,7 @@ def seats_chances(game: KnowingGame) -> list[float]:
 @pytest.mark.parametrize(("players", "named"), [(2, 0.65), (3, 0.55)])
 def test_the_fitted_worths_name_the_winner_of_most_greedy_games(players, named):
     """At the start of phase 2 the seat given the best chance goes on to win most
-    decided games (fitted: 73% with 2 players, 64% with 3; chance alone 1/2, 1/3)."""
+    decided games (fitted: 75% with 2 players, 67% with 3; chance alone 1/2, 1/3)."""
     rng = random.Random(players)
     right = decided = 0
     for _ in range(400):
@@ -43,7 +43,6 @@ def test_the_fitted_worths_name_the_winner_of_most_greedy_games(players, named):
         while game.phase == 1:
             game.apply(decide(game))
         estimates = seats_chances(game)
-        assert sum(estimates) == pytest.approx(1)
         favourite = estimates.index(max(estimates))
         play_out(game)
         won = [outcome(game.side_keys(), seat) for seat in range(players)]
@@ -60,12 +59,13 @@ def test_a_rollout_from_phase_1_scores_the_chance_where_phase_2_starts(players):
     for _ in range(rng.randrange(8)):
         game.apply(decide(game))
     side, code = game.to_act, rng.choice(game.legal_decisions())
+    before = game.position()
     played = game.copy()
     played.apply(code)
     while played.phase == 1:
         played.apply(decide(played))
     assert rollout(game, code, side) == seats_chances(played)[side]
-    assert game.phase == 1  # the world rolled out from is left as it was
+    assert game.position() == before  # the world rolled out from is left as it was
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -83,15 +83,18 @@ def test_a_rollout_plays_out_a_phase_2_and_a_4_player_game_to_its_score(players)
 
 
 def test_a_seats_features_are_its_cards_and_the_factions_it_holds_most_or_highest_of():
-    game = dealt(2, random.Random(0))
+    game = dealt(3, random.Random(0))
     game.hands = [
         [DR * 10 + 1, DR * 10 + 2, GO * 10 + 3, KN * 10 + 9],
-        [DR * 10 + 5, GO * 10 + 3, KN * 10 + 4],
+        [DR * 10 + 5, GO * 10 + 5, KN * 10 + 4],
+        [DR * 10 + 3, DR * 10 + 4, GO * 10 + 2, GO * 10 + 7],
     ]
-    game.score_piles = [[UN * 10 + 2, UN * 10 + 7], []]
+    game.score_piles = [[UN * 10 + 2, UN * 10 + 7], [], []]
     game.leader = 1
-    mine, theirs = features(game)
-    # Dragons: more cards here, the highest there; Knights: as many, the highest
-    # here; Goblins: as many and as high, neither.
-    assert mine == [*game.hands[0], SCORED + UN, SCORED + UN, MOST + DR, TOP + KN]
-    assert theirs == [*game.hands[1], LEADS, TOP + DR]
+    # Dragons: as many at seats 0 and 2, the highest at 1; Goblins: most and highest
+    # at 2; Knights: as many at 0 and 1, the highest at 0.
+    assert features(game) == [
+        [*game.hands[0], UNDEAD, UNDEAD, TOP + KN],
+        [*game.hands[1], LEADS, TOP + DR],
+        [*game.hands[2], MOST + GO, TOP + GO],
+    ]
