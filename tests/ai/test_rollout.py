@@ -20,7 +20,7 @@ from service.ai.rollout import (
     rollout,
     score,
 )
-from service.domain import Settings, random_factions, shuffled_deck
+from service.domain import Settings, random_factions, shuffled_deck, side_of
 
 
 def dealt(players: int, rng: random.Random) -> KnowingGame:
@@ -75,7 +75,7 @@ def test_a_rollout_plays_out_a_phase_2_and_a_4_player_game_to_its_score(players)
     while players < 4 and game.phase == 1:
         game.apply(decide(game))
     code = rng.choice(game.legal_decisions())
-    side = next(side for side, seats in enumerate(game.sides) if game.to_act in seats)
+    side = side_of(players, game.to_act)
     played = game.copy()
     played.apply(code)
     play_out(played)
