@@ -11,9 +11,9 @@ A pairing `a:b` seats one `a` (the first side with 4 players: seats 0 and 2) aga
 team of two `b`. Each deal is played once per seat rotation (twice with 2 or 4
 players, with the sides swapped; three times with 3), so both levels hold the same
 cards. Prints, per pairing, the share of games the `a` seat wins (a draw counts half)
-with its 95% Wilson interval; then, per level, the seconds per decision (mean, 95th
-percentile and maximum over the decisions with a choice), measured around each call,
-and the CPU seconds alike.
+with its 95% Wilson interval (the progress bar shows the share so far); then, per
+level, the seconds per decision (mean, 95th percentile and maximum over the decisions
+with a choice), measured around each call, and the CPU seconds alike.
 
 `--expert-seconds` counts the process's CPU time (`--clock cpu`, the default), so that
 a loaded machine slows the games but does not change the work an expert does in a
@@ -165,6 +165,7 @@ def main() -> None:
             for level, values in deal_seconds.items():
                 seconds[level] += values
             bar.update(len(deal_scores))
+            bar.set_postfix_str(f"{pairing} {statistics.fmean(scores[pairing]):.1%}")
         bar.close()
     budget = "fixed work"
     if args.expert_seconds is not None:
