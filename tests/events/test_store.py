@@ -237,8 +237,9 @@ def test_every_append_publishes_the_game_and_its_new_version(store, redis_client
         assert pubsub.get_message(timeout=10)["type"] == "subscribe"
         play(store, game, moves=2)
         heard = []
-        created = f"{game.id} 1".encode()  # published before the subscription: a cluster
-        # relays a publish between its nodes, and may deliver it after the subscription
+        # The creation's notice was published before the subscription, but a cluster
+        # relays a publish between its nodes and may deliver it after the subscription.
+        created = f"{game.id} 1".encode()
         while len(heard) < 2 and (message := pubsub.get_message(timeout=10)) is not None:
             if message["data"] != created:
                 heard.append(message["data"])
