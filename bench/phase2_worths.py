@@ -2,17 +2,21 @@
 
     .venv/bin/python bench/phase2_worths.py --players 2
     .venv/bin/python bench/phase2_worths.py --players 3
+    .venv/bin/python bench/phase2_worths.py --players 2 --solve-from 8 --from-table
 
 Plays `--games` games of greedy at every seat on the compact engine, on random legal
 decks, and records each at the first step of phase 2: every seat's features there
 (`rollout.features`: its hand, the Undead it scored in phase 1, whether it leads, the
-factions it holds most or highest of); then the game's outcome (a draw shared by
-all). Fits the model of `rollout.chances`: each seat's weight is the sum of its
-features' worths, and its chance of winning the softmax of the seats' weights (with 2
-players, the logistic of the difference), by maximum likelihood (Adagrad, a little
-L2). Prints how often the fitted model names the winner of a decided game and its log
-loss, on the games fitted and on a tenth kept out of the fit, and the worths as the
-table that `rollout.py` holds, to paste there.
+factions it holds most or highest of); then the game's outcome (a draw shared by all;
+with `--solve-from N`, a 2-player game is played by greedy until N cards are left in
+each hand and then solved exactly, as the expert ends it). Fits the model of
+`rollout.chances`: each seat's weight is the sum of its features' worths, and its
+chance of winning the softmax of the seats' weights (with 2 players, the logistic of
+the difference), by maximum likelihood (Adagrad, a little L2). Prints how often the
+fitted model names the winner of a decided game and its log loss, on the games fitted
+and on a tenth kept out of the fit (`--from-table`: the fit starts from `rollout.py`'s
+table, and that table's figures are printed first), and the worths as the table that
+`rollout.py` holds, to paste there.
 """
 
 from __future__ import annotations
@@ -25,16 +29,17 @@ from multiprocessing import Pool
 from tqdm import tqdm
 
 from service.ai.compact_greedy import KnowingGame, decide
+from service.ai.endgame import solve_game
 from service.ai.rollout import (
     FEATURES,
     LEADS,
     MOST,
+    PHASE2_WORTHS,
     TOP,
     UNDEAD,
     chances,
     features,
     outcome,
-    play_out,
 )
 from service.domain import FACTION_CARDS, Settings, random_factions, shuffled_deck
 
@@ -42,10 +47,11 @@ CHUNK = 500  # games per task
 FACTIONS = sorted(FACTION_CARDS, key=lambda faction: FACTION_CARDS[faction][0].index)
 
 
-def play(task: tuple[int, int, int]) -> list[tuple[list[list[int]], list[float]]]:
+def play(task: tuple[int, int, int, int]) -> list[tuple[list[list[int]], list[float]]]:
     """`CHUNK` games of greedy at every seat: per game, every seat's features at the
-    start of phase 2 and its share of the outcome."""
-    seed, players, chunk = task
+    start of phase 2 and its share of the outcome, solved exactly from `solve_from`
+    cards in hand with 2 players (0: played out by greedy to the end)."""
+    seed, players, chunk, solve_from = task
     rng = random.Random(f"{seed}:{players}:{chunk}")
     samples = []
     for _ in range(CHUNK):
@@ -54,16 +60,21 @@ def play(task: tuple[int, int, int]) -> list[tuple[list[list[int]], list[float]]
         while game.phase == 1:
             game.apply(decide(game))
         seats = features(game)
-        play_out(game)
-        keys = game.side_keys()  # a side is a seat with 2 or 3 players
-        won = [outcome(keys, seat) for seat in range(players)]
+        while game.to_act is not None and (game.trick_cards or len(game.hands[0]) > solve_from):
+            game.apply(decide(game))
+        if game.to_act is None:
+            keys = game.side_keys()  # a side is a seat with 2 or 3 players
+            won = [outcome(keys, seat) for seat in range(players)]
+        else:
+            value = solve_game(game, game.to_act, math.inf).value  # for the acting seat
+            won = [value, 1 - value] if game.to_act == 0 else [1 - value, value]
         samples.append((seats, won if 1.0 in won else [1 / players] * players))
     return samples
 
 
-def fit(samples, epochs: int, rate: float, l2: float) -> list[float]:
-    """Maximum likelihood worths by Adagrad, one sample at a time."""
-    worths = [0.0] * FEATURES
+def fit(samples, epochs: int, rate: float, l2: float, start: list[float]) -> list[float]:
+    """Maximum likelihood worths by Adagrad, one sample at a time, from `start`."""
+    worths = list(start)
     squares = [1e-8] * FEATURES
     for _ in tqdm(range(epochs), desc="fit", unit="epoch"):
         for seats, shares in samples:
@@ -111,20 +122,35 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=0.05)
     parser.add_argument("--l2", type=float, default=0.001)
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument(
+        "--solve-from",
+        type=int,
+        default=0,
+        help="2 players: solve each game exactly once the hands hold this many cards "
+        "(greedy plays phase 2 until then), for the outcome as experts play it; 0: never",
+    )
+    parser.add_argument(
+        "--from-table",
+        action="store_true",
+        help="start the fit from rollout.py's table (else from zero), and print how that "
+        "table does on the same games",
+    )
     args = parser.parse_args()
-    tasks = [(args.seed, args.players, chunk) for chunk in range(max(1, args.games // CHUNK))]
+    if args.solve_from and args.players != 2:
+        parser.error("--solve-from: only a 2-player phase 2 hides nothing")
+    chunks = range(max(1, args.games // CHUNK))
+    tasks = [(args.seed, args.players, chunk, args.solve_from) for chunk in chunks]
     samples = []
     with Pool(args.processes) as pool:
         for chunk in tqdm(pool.imap(play, tasks), total=len(tasks), desc="games", unit="x500"):
             samples.extend(chunk)
     held = len(samples) // 10  # the last tenth is kept out of the fit, to test it
-    worths = fit(samples[:-held], args.epochs, args.rate, args.l2)
-    print(
-        f"winner named: {named(samples[:-held], worths):.1%} of the decided games fitted, "
-        f"{named(samples[-held:], worths):.1%} of the {held} held out; "
-        f"log loss {log_loss(samples[:-held], worths):.4f} fitted, "
-        f"{log_loss(samples[-held:], worths):.4f} held out"
-    )
+    table = list(PHASE2_WORTHS[args.players])
+    if args.from_table:
+        _report("rollout.py's table", samples, held, table)
+    start = table if args.from_table else [0.0] * FEATURES
+    worths = fit(samples[:-held], args.epochs, args.rate, args.l2, start)
+    _report("fitted", samples, held, worths)
     print(f"    {args.players}: (")
     rows = [
         (f"{faction.value} 0-9", start, start + 10)
@@ -139,6 +165,15 @@ def main() -> None:
     for name, start, end in rows:
         print("        " + ", ".join(f"{w:+.2f}" for w in worths[start:end]) + f",  # {name}")
     print("    ),")
+
+
+def _report(name: str, samples, held: int, worths: list[float]) -> None:
+    print(
+        f"{name}: winner named in {named(samples[:-held], worths):.1%} of the decided "
+        f"games fitted, {named(samples[-held:], worths):.1%} of the {held} held out; "
+        f"log loss {log_loss(samples[:-held], worths):.4f} fitted, "
+        f"{log_loss(samples[-held:], worths):.4f} held out"
+    )
 
 
 if __name__ == "__main__":

@@ -48,6 +48,16 @@ def solve(
     """The best decision for the acting seat, on `side`, with the game's value for
     that side when both sides play perfectly; None if more than `budget` positions
     would have to be searched, or if `time_up()` says so before the search ends."""
+    return solve_game(CompactGame.from_state(state), side, budget, time_up)
+
+
+def solve_game(
+    root: CompactGame,
+    side: int,
+    budget: float = 50_000,
+    time_up: Callable[[], bool] | None = None,
+) -> Solution | None:
+    """`solve` of a 2-player phase 2 in the compact engine (`root` left as it is)."""
     searched = 0
     bounds: dict[tuple, tuple[float, float]] = {}  # position -> (lowest, highest) value
 
@@ -95,7 +105,6 @@ def solve(
             bounds[key] = (low, high)
         return best
 
-    root = CompactGame.from_state(state)
     try:
         code, best = _best_at(root, lambda child, best: value(child, max(best, LOSS), WIN))
     except _OutOfBudget:
