@@ -113,6 +113,15 @@ def named(samples, worths: list[float]) -> float:
     return right / decided
 
 
+def _report(name: str, samples, held: int, worths: list[float]) -> None:
+    print(
+        f"{name}: winner named in {named(samples[:-held], worths):.1%} of the decided "
+        f"games fitted, {named(samples[-held:], worths):.1%} of the {held} held out; "
+        f"log loss {log_loss(samples[:-held], worths):.4f} fitted, "
+        f"{log_loss(samples[-held:], worths):.4f} held out"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2, choices=(2, 3))
@@ -145,10 +154,9 @@ def main() -> None:
         for chunk in tqdm(pool.imap(play, tasks), total=len(tasks), desc="games", unit="x500"):
             samples.extend(chunk)
     held = len(samples) // 10  # the last tenth is kept out of the fit, to test it
-    table = list(PHASE2_WORTHS[args.players])
+    start = list(PHASE2_WORTHS[args.players]) if args.from_table else [0.0] * FEATURES
     if args.from_table:
-        _report("rollout.py's table", samples, held, table)
-    start = table if args.from_table else [0.0] * FEATURES
+        _report("rollout.py's table", samples, held, start)
     worths = fit(samples[:-held], args.epochs, args.rate, args.l2, start)
     _report("fitted", samples, held, worths)
     print(f"    {args.players}: (")
@@ -165,15 +173,6 @@ def main() -> None:
     for name, start, end in rows:
         print("        " + ", ".join(f"{w:+.2f}" for w in worths[start:end]) + f",  # {name}")
     print("    ),")
-
-
-def _report(name: str, samples, held: int, worths: list[float]) -> None:
-    print(
-        f"{name}: winner named in {named(samples[:-held], worths):.1%} of the decided "
-        f"games fitted, {named(samples[-held:], worths):.1%} of the {held} held out; "
-        f"log loss {log_loss(samples[:-held], worths):.4f} fitted, "
-        f"{log_loss(samples[-held:], worths):.4f} held out"
-    )
 
 
 if __name__ == "__main__":
