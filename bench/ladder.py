@@ -15,6 +15,10 @@ with its 95% Wilson interval (the progress bar shows the share so far); then, pe
 level, the seconds per decision (mean, 95th percentile and maximum over the decisions
 with a choice), measured around each call, and the CPU seconds alike.
 
+`--from-phase2` has greedy play every seat's phase 1 and the levels phase 2 only:
+two versions of a level run on the same seed then play the same positions, and
+differ only in how they play phase 2 (with 2 players, where nothing is hidden).
+
 `--expert-seconds` counts the process's CPU time (`--clock cpu`, the default), so that
 a loaded machine slows the games but does not change the work an expert does in a
 decision; `--clock wall` counts the monotonic clock, as `claim worker` does. The level
@@ -58,7 +62,7 @@ CLOCKS = {"cpu": time.process_time, "wall": time.monotonic}
 def play_deal(task: tuple) -> tuple[str, list[float], dict]:
     """Play one deal in every seat rotation: the pairing, the `a` side's score in each
     game (1 win, 1/2 draw, 0 loss), and each level's seconds per decision."""
-    seed, hero, rival, players, deal, expert_seconds, clock = task
+    seed, hero, rival, players, deal, expert_seconds, clock, from_phase2 = task
     hero, partner = hero.split("+") if "+" in hero else (hero, hero)
     settings, deck = dealt(seed, players, deal)
     sides = 2 if players == 4 else players
@@ -75,6 +79,9 @@ def play_deal(task: tuple) -> tuple[str, list[float], dict]:
         while state.to_act is not None:
             seat = state.to_act
             view = observe(state, seat)
+            if from_phase2 and state.phase == 1:
+                state = apply(state, LEVELS_PLAYING["greedy"](view, rngs[seat]), seat)
+                continue
             start, cpu = time.perf_counter(), time.process_time()
             decision = decide(players_[seat], view, rngs[seat], expert_seconds, CLOCKS[clock])
             if len(view.legal) > 1:
@@ -141,6 +148,11 @@ def main() -> None:
         default="cpu",
         help="what --expert-seconds counts: the process's CPU time (default) or wall time",
     )
+    parser.add_argument(
+        "--from-phase2",
+        action="store_true",
+        help="greedy plays every seat's phase 1, the levels phase 2 only",
+    )
     args = parser.parse_args()
     pairings = [p.split(":") for p in args.pairing or ["greedy:random"]]
     for pair in pairings:
@@ -153,7 +165,7 @@ def main() -> None:
     rotations = 2 if args.players == 4 else args.players
     deals = max(1, math.ceil(args.games / rotations))
     tasks = [
-        (args.seed, a, b, args.players, deal, args.expert_seconds, args.clock)
+        (args.seed, a, b, args.players, deal, args.expert_seconds, args.clock, args.from_phase2)
         for a, b in pairings
         for deal in range(deals)
     ]
@@ -171,6 +183,8 @@ def main() -> None:
     if args.expert_seconds is not None:
         budget = f"{args.expert_seconds} s ({args.clock} time)"
     print(f"{args.players} players, seed {args.seed}, expert's budget per decision: {budget}")
+    if args.from_phase2:
+        print("phase 1 played by greedy at every seat, phase 2 by the levels")
     print(f"{'pairing':<22} {'games':>6} {'a wins':>7}  95% interval")
     for pairing, values in scores.items():
         low, high = wilson(sum(values), len(values))
