@@ -26,6 +26,36 @@ def test_a_challenge_comes_live_is_accepted_and_its_bot_is_marked(site, new_page
     assert "Bot" in seat.inner_text()
 
 
+def test_a_challenge_made_before_the_stream_is_live_is_shown_when_it_is(site, new_page):
+    page = new_page(viewport=DESKTOP)
+    held = []
+
+    def hold(route):
+        held.append(route)
+
+    page.route("**/me/stream", hold)  # the player's stream waits ...
+    ann = register(page, "Ann")
+    page.wait_for_selector("text=No open challenge.")
+    robo = site.call("POST", "/players", {"name": "Robo", "bot": True})
+    site.call("POST", "/challenges", {"to": ann["id"], "factions": "claim"}, robo["key"])
+    held[0].continue_()  # ... and is live only after the challenge was made
+    assert "Robo" in page.wait_for_selector("li.challenge").inner_text()
+
+
+def test_an_inbox_that_cannot_look_again_says_so_and_keeps_its_challenges(site, new_page):
+    page = new_page(viewport=DESKTOP)
+    ann = register(page, "Ann")
+    robo = site.call("POST", "/players", {"name": "Robo", "bot": True})
+    site.call("POST", "/challenges", {"to": ann["id"], "factions": "claim"}, robo["key"])
+    page.wait_for_selector("li.challenge")
+    problem = {"status": 503, "detail": "the game store cannot be reached; try again"}
+    unavailable = {"status": 503, "content_type": "application/problem+json", "json": problem}
+    page.route("**/me/games*", lambda route: route.fulfill(**unavailable))
+    site.call("POST", "/challenges", {"to": ann["id"], "factions": "claim2"}, robo["key"])
+    assert "cannot be reached" in page.wait_for_selector(".notice.error").inner_text()
+    assert len(page.query_selector_all("li.challenge")) == 1  # as last seen, not lost
+
+
 def test_ones_own_challenge_may_be_cancelled_and_a_declined_one_goes(site, new_page):
     page = new_page(viewport=PHONE)
     register(page, "Bea")

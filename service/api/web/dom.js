@@ -21,6 +21,13 @@ export function h(tag, attrs = {}, ...children) {
   return element;
 }
 
+// Draw `section` anew with `children`, unless it shows just that already: a live page
+// looks again often, and an unchanged list keeps its focus and the reader's place.
+export function redraw(section, ...children) {
+  const drawn = h("div", {}, children);
+  if (drawn.innerHTML !== section.innerHTML) section.replaceChildren(...drawn.childNodes);
+}
+
 // What names the element that has the focus, to find its like after a redraw: its
 // label, its id, or the kind and text of a control (a redraw makes new elements).
 export function focusKey() {

@@ -3,7 +3,7 @@
 import { api, problemsOnly } from "../api.js";
 import { guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
 import { showTurns } from "../attention.js";
-import { clockFace, copyField, failure, h, say, show } from "../dom.js";
+import { clockFace, copyField, failure, h, redraw, say, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch, watchPlayer } from "../live.js";
 import { forgetPlayer, forgetSeat, player, seats } from "../store.js";
@@ -111,8 +111,8 @@ export default async function inboxPage(welcome = null) {
       const found = await api("GET", "/me/games?limit=100", { credential: me.key });
       const games = [...found.games].sort((a, b) => (b.your_turn - a.your_turn));
       showTurns(games.filter((entry) => entry.your_turn).length, "Inbox");
-      challengeArea.replaceChildren(challengeList(found.challenges ?? [], me, challenged));
-      list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"),
+      redraw(challengeArea, challengeList(found.challenges ?? [], me, challenged));
+      redraw(list, h("h2", { id: "inbox-games" }, "Your games"),
         gameList("your games", games.map(entryItem), "No games yet: join a game with an invite link while signed in, and it comes here."));
       versions = new Map(games.filter((entry) => entry.status === "running" || entry.status === "open").slice(0, 40).map((entry) => [entry.game_id, entry]));
       if (live && [...versions.keys()].join() !== watched.join()) live.update({ games: watched = [...versions.keys()] });
@@ -121,25 +121,24 @@ export default async function inboxPage(welcome = null) {
         forgetPlayer();
         return inboxPage(h("p", { class: "notice", role: "alert" }, "This device was signed out of your player. Sign in again, or register."));
       }
-      challengeArea.replaceChildren(challengeList(found.challenges ?? [], me, challenged));
       list.replaceChildren(h("h2", { id: "inbox-games" }, "Your games"), failure(error));
     }
   }
   await draw();
-  // Live: a game being played moved on, or (a second "ready") the connection was made
-  // again. A burst of news: one look.
+  // Live: a game being played moved on, or a connection was made (what changed before
+  // it was live, since the first look, is seen only by looking again). A burst of news:
+  // one look.
   let pending = null;
-  let connected = false;
+  const look = () => { clearTimeout(pending); pending = setTimeout(draw, 100); };
   watched = [...versions.keys()];
   live = watch({ games: watched }, (change) => {
     const entry = versions.get(change.game_id);
-    const news = change.type === "game" ? !entry || change.version > entry.version : connected;
-    if (change.type === "ready") connected = true;
-    if (news) { clearTimeout(pending); pending = setTimeout(draw, 100); }
+    if (change.type !== "game" || !entry || change.version > entry.version) look();
   });
-  // The player's own stream tells of challenges (and games joined elsewhere).
+  // The player's own stream tells of challenges (and games joined elsewhere); its
+  // `state` opens each connection.
   const own = watchPlayer(me.key, (event) => {
-    if (event.type !== "state" && event.type !== "your-turn") { clearTimeout(pending); pending = setTimeout(draw, 100); }
+    if (event.type !== "your-turn") look();
   });
   const onVisible = () => { if (!document.hidden) draw(); };
   document.addEventListener("visibilitychange", onVisible);

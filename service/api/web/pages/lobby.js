@@ -3,7 +3,7 @@
 // rated or not, open to all or not; updated live.
 import { api, problemsOnly } from "../api.js";
 import { showTurns } from "../attention.js";
-import { failure, h, shortId, show } from "../dom.js";
+import { failure, h, redraw, shortId, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch } from "../live.js";
 import { forgetSeat, player, seats } from "../store.js";
@@ -15,13 +15,6 @@ const FILTERS = [
   ["rated", "Rated", [["", "any"], ["true", "rated"], ["false", "not rated"]]],
   ["public", "Seats", [["", "any"], ["true", "open to all"], ["false", "by invite"]]],
 ];
-
-// Draw `section` anew with `children`, unless it shows just that already: a live lobby
-// changes often, and an unchanged list keeps its focus and the reader's place.
-function redraw(section, ...children) {
-  const drawn = h("div", {}, children);
-  if (drawn.innerHTML !== section.innerHTML) section.replaceChildren(...drawn.childNodes);
-}
 
 function go(status, game) {
   if (status === "finished") return h("a", { href: `/replay/${game.game_id}` }, "Replay");
