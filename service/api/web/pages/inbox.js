@@ -125,18 +125,19 @@ export default async function inboxPage(welcome = null) {
     }
   }
   await draw();
-  // Live: a game being played moved on, or a connection was made (what changed before
-  // it was live, since the first look, is seen only by looking again). A burst of news:
-  // one look.
+  // Live: a game being played moved on, or (a second "ready") the connection was made
+  // again. A burst of news: one look.
   let pending = null;
   const look = () => { clearTimeout(pending); pending = setTimeout(draw, 100); };
+  let connected = false;
   watched = [...versions.keys()];
   live = watch({ games: watched }, (change) => {
     const entry = versions.get(change.game_id);
-    if (change.type !== "game" || !entry || change.version > entry.version) look();
+    if (change.type === "game" ? !entry || change.version > entry.version : connected) look();
+    if (change.type === "ready") connected = true;
   });
-  // The player's own stream tells of challenges (and games joined elsewhere); its
-  // `state` opens each connection.
+  // The player's own stream tells of challenges (and games joined elsewhere). Its
+  // `state` opens each connection: what came before it was live is seen by a look.
   const own = watchPlayer(me.key, (event) => {
     if (event.type !== "your-turn") look();
   });
