@@ -28,17 +28,16 @@ def test_a_challenge_comes_live_is_accepted_and_its_bot_is_marked(site, new_page
 
 def test_a_challenge_made_before_the_stream_is_live_is_shown_when_it_is(site, new_page):
     page = new_page(viewport=DESKTOP)
-    held = []
-
-    def hold(route):
-        held.append(route)
-
-    page.route("**/me/stream", hold)  # the player's stream waits ...
-    ann = register(page, "Ann")
-    page.wait_for_selector("text=No open challenge.")
     robo = site.call("POST", "/players", {"name": "Robo", "bot": True})
-    site.call("POST", "/challenges", {"to": ann["id"], "factions": "claim"}, robo["key"])
-    held[0].continue_()  # ... and is live only after the challenge was made
+
+    def challenge_first(route):  # the player's stream is live only once it is made
+        key = route.request.headers["authorization"].removeprefix("Bearer ")
+        ann = site.call("GET", "/me", token=key)["player_id"]
+        site.call("POST", "/challenges", {"to": ann, "factions": "claim"}, robo["key"])
+        route.continue_()
+
+    page.route("**/me/stream", challenge_first, times=1)
+    register(page, "Ann")
     assert "Robo" in page.wait_for_selector("li.challenge").inner_text()
 
 
