@@ -24,6 +24,9 @@ def test_a_challenge_comes_live_is_accepted_and_its_bot_is_marked(site, new_page
     seat = page.wait_for_selector(".seat[data-seat='0']")  # Robo challenged: seat 0
     assert seat.query_selector(".badge.bot") is not None
     assert "Bot" in seat.inner_text()
+    page.goto("/inbox")
+    game = page.wait_for_selector("li:has-text('last:')").inner_text()
+    assert "last: Ann joined the game" in game  # not "Ann took Ann"
 
 
 def test_a_challenge_made_before_the_stream_is_live_is_shown_when_it_is(site, new_page):
@@ -67,6 +70,21 @@ def test_ones_own_challenge_may_be_cancelled_and_a_declined_one_goes(site, new_p
     page.wait_for_selector("text=No open challenge.")
     mine = site.call("GET", "/me/challenges", token=other["key"])
     assert mine["challenges"] == []
+
+
+def test_a_refused_challenge_is_told_under_the_form_on_a_phone(site, new_page, tmp_path):
+    page = new_page(viewport=PHONE)
+    register(page, "Eve")
+    page.fill("#challenge-to", "nosuchplayer1234")
+    page.click("form[aria-label='challenge a player'] button:text-is('Send')")
+    told = page.wait_for_selector("form[aria-label='challenge a player'] + div > .notice.error")
+    assert told.is_visible() and told.bounding_box()["height"] > 10
+    assert "no player 'nosuchplayer1234'" in told.inner_text()
+    assert_fits(page)
+    page.screenshot(path=str(tmp_path / "inbox-refused.png"))
+    page.fill("#challenge-to", "ai:greedy")
+    page.click("form[aria-label='challenge a player'] button:text-is('Send')")
+    page.wait_for_url("**/play/*")  # an AI accepts at once: to the table
 
 
 def test_the_leaderboard_filters_bots(site, new_page):

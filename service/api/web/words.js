@@ -54,7 +54,7 @@ export function decisionText(decision, peek = null) {
 
 // The server's account of a step ("seat 1 played UN3"), with names and card names.
 export function readable(text, view, me = null) {
-  return text.replace(/\bseat (\d)\b/g, (_, seat) => Who(view, +seat, me)).replace(/\b([A-Z]{2})(\d)\b/g, (code) => cardLabel(code));
+  return text.replace(/ took seat \d$/, " joined the game").replace(/\bseat (\d)\b/g, (_, seat) => Who(view, +seat, me)).replace(/\b([A-Z]{2})(\d)\b/g, (code) => cardLabel(code));
 }
 
 // A finished round (the view's `table.rounds` entry) in sentences: the plays, who won,

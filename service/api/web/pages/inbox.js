@@ -3,7 +3,7 @@
 import { api, problemsOnly } from "../api.js";
 import { guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
 import { showTurns } from "../attention.js";
-import { clockFace, copyField, failure, h, redraw, say, show } from "../dom.js";
+import { clockFace, copyField, failure, h, redraw, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch, watchPlayer } from "../live.js";
 import { forgetPlayer, forgetSeat, player, seats } from "../store.js";
@@ -43,13 +43,14 @@ function challengeText(c, me) {
 }
 
 // Open challenges, each with what may be done to it: accept or decline one sent to
-// you, cancel one you sent. `changed(game id?)` after an answer.
-function challengeList(challenges, me, changed) {
+// you, cancel one you sent. `changed(game id?)` after an answer, `refused(error)` after
+// a refusal.
+function challengeList(challenges, me, changed, refused) {
   const act = (c, action, label) => h("button", { type: "button", "aria-label": `${label} the challenge of ${c.from === me.id ? "yours to " + c.to_name : c.from_name}`, onclick: async () => {
     try {
       const done = await api("POST", `/challenges/${c.id}/${action}`, { credential: me.key });
       changed(done.game_id);
-    } catch (error) { problemsOnly((e) => say(e.message))(error); changed(); }
+    } catch (error) { changed(); problemsOnly(refused)(error); }
   } }, label);
   const items = challenges.map((c) => h("li", { class: "challenge", "data-challenge": c.id }, h("div", {}, challengeText(c, me)),
     h("div", { class: "game-go" }, c.to === me.id ? [act(c, "accept", "Accept"), " ", act(c, "decline", "Decline")] : act(c, "cancel", "Cancel"))));
@@ -57,7 +58,7 @@ function challengeList(challenges, me, changed) {
 }
 
 // Challenge a player (by the id they gave you) or an AI level.
-function challengeForm(me, changed) {
+function challengeForm(me, changed, refused) {
   const to = h("input", { id: "challenge-to", required: true, autocomplete: "off", placeholder: "a player id, or ai:greedy" });
   const players = h("select", { id: "challenge-players", "aria-label": "players" }, [2, 3, 4].map((n) => h("option", { value: n }, `${n} players`)));
   const rated = h("input", { id: "challenge-rated", type: "checkbox" });
@@ -67,7 +68,7 @@ function challengeForm(me, changed) {
       const made = await api("POST", "/challenges", { credential: me.key, body: { to: to.value.trim(), players: +players.value, rated: rated.checked } });
       to.value = "";
       changed(made.game_id);
-    } catch (error) { problemsOnly((e) => say(e.message))(error); }
+    } catch (error) { problemsOnly(refused)(error); }
   } }, h("label", { class: "inline", for: "challenge-to" }, "Challenge"), to, players,
   h("label", { class: "inline", for: "challenge-rated" }, rated, " rated"), h("button", { type: "submit" }, "Send"));
 }
@@ -87,11 +88,14 @@ export default async function inboxPage(welcome = null) {
     return;
   }
   const list = h("section", { "aria-labelledby": "inbox-games" }, h("h2", { id: "inbox-games" }, "Your games"), h("p", { class: "muted" }, "Loading…"));
-  // After a challenge is answered: to its game if one started, else the list again.
-  const challenged = (gameId) => { if (gameId) location.assign(`/play/${gameId}`); else draw(); };
+  // After a challenge is answered: to its game if one started, else the list again. A
+  // refusal is told under the form, where the eye is (and on a phone too).
+  const trouble = h("div", {});
+  const challenged = (gameId) => { trouble.replaceChildren(); if (gameId) location.assign(`/play/${gameId}`); else draw(); };
+  const refused = (error) => trouble.replaceChildren(failure(error));
   const challengeBox = h("section", { "aria-labelledby": "inbox-challenges" }, h("h2", { id: "inbox-challenges" }, "Challenges"));
   const challengeArea = h("div", {});
-  challengeBox.append(challengeArea, challengeForm(me, challenged),
+  challengeBox.append(challengeArea, challengeForm(me, challenged, refused), trouble,
     h("p", { class: "muted" }, "Others challenge you with your player id: ", copyField(me.id, "your player id")));
   // `welcome`: a notice above the inbox, or one made with a way to draw the list again.
   const notice = typeof welcome === "function" ? welcome(() => draw()) : welcome;
@@ -111,7 +115,7 @@ export default async function inboxPage(welcome = null) {
       const found = await api("GET", "/me/games?limit=100", { credential: me.key });
       const games = [...found.games].sort((a, b) => (b.your_turn - a.your_turn));
       showTurns(games.filter((entry) => entry.your_turn).length, "Inbox");
-      redraw(challengeArea, challengeList(found.challenges ?? [], me, challenged));
+      redraw(challengeArea, challengeList(found.challenges ?? [], me, challenged, refused));
       redraw(list, h("h2", { id: "inbox-games" }, "Your games"),
         gameList("your games", games.map(entryItem), "No games yet: join a game with an invite link while signed in, and it comes here."));
       versions = new Map(games.filter((entry) => entry.status === "running" || entry.status === "open").slice(0, 40).map((entry) => [entry.game_id, entry]));
