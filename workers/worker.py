@@ -26,7 +26,7 @@ import time
 import redis
 from rq import Worker
 
-from service import games
+from service import ai, games
 from service.config import Config
 from service.games.jobs import BEAT
 from service.runtime.processes import end_surely_with_parent, ending_with_this_process
@@ -90,6 +90,7 @@ def run(config: Config, burst: bool = False) -> int:
         print(f"claim worker: no Redis ({where}): {error}", file=sys.stderr)
         return 1
     jobs.use(claim)  # the work horses, forked from this process, use it
+    ai.warm()  # ... and the expert's compiled rollouts, loaded once here
     # RQ's scheduler and work horses are forked from here: they end when this does.
     os.register_at_fork(after_in_child=ending_with_this_process())
     worker = Worker(claim.jobs.queues, connection=claim.jobs.connection)

@@ -23,11 +23,11 @@ from collections.abc import Callable
 
 from service.domain import Decision, Observation
 
-from .expert import Budget, Expert, evaluate
+from .expert import Budget, Expert, evaluate, warm
 from .greedy import greedy
 from .random_player import random_player
 
 Player = Callable[[Observation, random.Random], Decision]
 """A player: (observation, rng) -> one of `observation.legal`."""
 
-__all__ = ["Budget", "Expert", "Player", "evaluate", "greedy", "random_player"]
+__all__ = ["Budget", "Expert", "Player", "evaluate", "greedy", "random_player", "warm"]

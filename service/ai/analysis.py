@@ -54,8 +54,9 @@ from .determinize import sample_state, states
 from .endgame import solve
 from .greedy import greedy, ranked
 
-ANALYSIS_VERSION = 3  # of the method and its figures below: a new one is a new analysis
-# (3: the solver ends a line at a decided game, so more endgames fit its positions)
+ANALYSIS_VERSION = 4  # of the method and its figures below: a new one is a new analysis
+# (3: the solver ends a line at a decided game, so more endgames fit its positions;
+# 4: the deals drawn by the compiled sampler, `compiled.sample_deck`)
 DEALS = 40  # sampled deals per decision, every candidate played in each
 CANDIDATES = 3  # greedy's best decisions weighed beside the one played
 ENDGAME_CARDS = 10  # a 2-player phase 2 solved exactly from this many cards a hand...

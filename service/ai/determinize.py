@@ -15,13 +15,17 @@ any determinized search.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from functools import cache
 from math import comb
 from typing import NamedTuple
 
+import numpy as np
+
 from service.domain import (
+    FACTION_CARDS,
     Acquisition,
     Card,
     Decision,
@@ -35,8 +39,10 @@ from service.domain import (
 )
 from service.domain.state import DECK, PRIZE
 
-from .compact_greedy import KnowingGame
+from .compact import TAKE, TAKE_DECK
 from .knowledge import known_followers, lacking, outstanding
+
+DECK_CARDS = {card.index: card for cards in FACTION_CARDS.values() for card in cards}
 
 
 class Hidden(NamedTuple):
@@ -89,25 +95,55 @@ def states(observation: Observation, rng: random.Random):
         yield _replayed(observation, new_game(settings, deck))
 
 
-def games(observation: Observation, rng: random.Random):
-    """`states` as the rollouts play them: compact games, each seat's knowledge
-    kept (`compact_greedy.KnowingGame`), dealt from the same deck orders and played
-    through the same public decisions on the compact engine."""
-    for settings, deck in decks(observation, rng):
-        yield KnowingGame.replayed(
-            settings, deck, observation.rounds, observation.trick, observation.acquired
-        )
-
-
 def decks(observation: Observation, rng: random.Random):
     """Endless (settings, deck order) that the seat cannot tell from the real game's,
     the hidden cards dealt uniformly at random among the consistent deals."""
-    unknown = hidden(observation)
-    count = _deal_counter(unknown)
-    others = _others(observation)
+    from . import compiled  # numba: only processes that search load it (see `compiled`)
+
+    plan = Plan.of(observation)
+    generator = compiled.generator(rng.getrandbits(64))
     while True:
-        hands, free = _deal(unknown, count, rng)
-        yield _deck(observation, {seat: hands[seat] for seat in others}, free, rng)
+        deck = compiled.sample_deck(*plan.sampling, generator)
+        yield plan.settings, [DECK_CARDS[index] for index in deck]
+
+
+def worlds(observation: Observation, rng: random.Random):
+    """`states` as the expert's rollouts play them: game arrays of the compiled
+    engine, each seat's knowledge kept (`compiled.py`), dealt from the deck orders
+    that `decks` gives for the same `rng` and played through the same public
+    decisions."""
+    from . import compiled
+
+    plan = Plan.of(observation)
+    generator = compiled.generator(rng.getrandbits(64))
+    while True:
+        yield compiled.world(plan.base, plan.first_leader, plan.history, *plan.sampling, generator)
+
+
+class Plan(NamedTuple):
+    """One observation's deals as the compiled sampler draws them
+    (`compiled.sample_deck`), and how to play each to the observed position
+    (`compiled.replay`)."""
+
+    settings: Settings
+    sampling: tuple[np.ndarray, ...]  # sample_deck's arguments but the generator
+    base: np.ndarray  # the settings' game array (`compiled.settings_array`)
+    history: np.ndarray  # the public decisions so far (`compiled.replay`)
+
+    @property
+    def first_leader(self) -> int:
+        return self.settings.first_leader
+
+    @classmethod
+    def of(cls, observation: Observation) -> Plan:
+        from . import compiled
+
+        unknown = hidden(observation)
+        first_leader = observation.rounds[0].leader if observation.rounds else observation.leader
+        settings = Settings(observation.players, observation.factions, first_leader)
+        wanted, extra = _draws(observation)
+        sampling = (*_tree(unknown), wanted, extra, _template(observation, unknown))
+        return cls(settings, sampling, compiled.settings_array(settings), _history(observation))
 
 
 def _others(observation: Observation) -> list[int]:
@@ -190,39 +226,54 @@ def _options(groups, group: int, room: tuple[int, ...], ways):
     yield from spread(0, len(members), [0] * len(room), 1)
 
 
-def _deal(unknown: Hidden, counter, rng: random.Random):
-    """Hidden hand cards per seat and the free cards, drawn uniformly among the
-    consistent deals."""
-    groups, ways = counter
-    room = unknown.hand_sizes
-    hands: list[list[Card]] = [[] for _ in room]
-    free: list[Card] = []
-    if not groups:
-        return hands, free
-    if ways(0, room) == 0:
+def _tree(unknown: Hidden) -> tuple[np.ndarray, ...]:
+    """The hidden cards by group and the tree of their consistent deals, as
+    `compiled.sample_deck` reads them: a node per group and room left in the hands
+    (the root first), its options each with its split per seat, the next node and the
+    cumulative chance of the options so far (each option's share of its node's
+    deals)."""
+    groups, ways = _deal_counter(unknown)
+    if groups and ways(0, unknown.hand_sizes) == 0:
         raise ValueError("the observation is inconsistent: no deal agrees with it")
-    for group, (_, members) in enumerate(groups):
-        split, after, _ = _pick(list(_options(groups, group, room, ways)), rng)
-        cards = list(members)
-        rng.shuffle(cards)
-        for seat, k in enumerate(split):
-            hands[seat] += cards[:k]
-            cards = cards[k:]
-        free += cards
-        room = after
-    rng.shuffle(free)
-    return hands, free
+    nodes: dict[tuple[int, tuple[int, ...]], int] = {}
+    options: list[list[tuple]] = []
+
+    def node(group: int, room: tuple[int, ...]) -> int:
+        if (group, room) not in nodes:
+            nodes[group, room] = len(options)
+            options.append([])
+            for split, after, weight in _options(groups, group, room, ways):
+                if weight:
+                    below = node(group + 1, after) if group + 1 < len(groups) else 0
+                    options[nodes[group, room]].append((split, below, weight))
+        return nodes[group, room]
+
+    if groups:
+        node(0, unknown.hand_sizes)
+    starts, splits, nexts, cumulative = [0], [], [], []
+    for kept in options:
+        total, running = sum(weight for *_, weight in kept), 0
+        for split, below, weight in kept:
+            running += weight
+            splits.append(split)
+            nexts.append(below)
+            cumulative.append(running / total)  # exact integers: one rounding
+        starts.append(len(nexts))
+    members = [card.index for _, cards in groups for card in cards]
+    ends = list(itertools.accumulate(len(cards) for _, cards in groups))
+    players = len(unknown.hand_sizes)
+    return (
+        _ints(members),
+        _ints(ends),
+        _ints(starts),
+        _ints(splits).reshape(len(splits), players),
+        _ints(nexts),
+        np.array(cumulative, dtype=np.float64),
+    )
 
 
-def _pick(options: list[tuple], rng: random.Random) -> tuple:
-    """One of `options`, each with the chance of its weight, its last item (exact
-    integers: the weights reach 10**40)."""
-    pick = rng.randrange(sum(option[-1] for option in options))
-    for option in options:
-        if pick < option[-1]:
-            return option
-        pick -= option[-1]
-    raise AssertionError("unreachable")
+def _ints(values) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
 
 
 # Building the state -------------------------------------------------------------------
@@ -248,59 +299,75 @@ def _phase1_rounds(observation: Observation) -> list[_Round]:
     return rounds
 
 
-def _hidden_draws(
-    observation: Observation, hands: dict[int, list[Card]], free: list[Card], rng: random.Random
-) -> tuple[dict[int, list[Card]], list[Card]]:
-    """Each other seat's hidden draws in the order it drew them, and what is left of
-    the free cards: the draw pile."""
+def _draws(observation: Observation) -> tuple[np.ndarray, np.ndarray]:
+    """What each other seat drew that the seat did not see, as `compiled.sample_deck`
+    reads it: in phase 1 how many of the free cards (`wanted`); in phase 2 (`wanted`
+    -1) its hand's hidden cards and, as counts per card index (`extra`), the cards it
+    played in phase 2 beyond the prizes it is known to have taken: a follower pile is
+    the hand, plus the cards played from it."""
+    players = observation.players
     known = known_followers(observation)
-    draws = {}
+    wanted = np.zeros(players, dtype=np.int64)
+    extra = np.zeros((players, 100), dtype=np.int64)
     if observation.phase == 1:
-        for other in hands:
-            wanted = observation.follower_pile_sizes[other] - len(known[other])
-            draws[other], free = free[:wanted], free[wanted:]
-        return draws, free
-    # Phase 2: a follower pile is the hand, plus the cards played from it.
-    played = _phase2_plays(observation)
-    for other, cards in hands.items():
-        pile = Counter(cards) + (Counter(known[other]) - played[other]) + played[other]
-        draws[other] = list((pile - Counter(known[other])).elements())
-        rng.shuffle(draws[other])
-    return draws, free
+        for other in _others(observation):
+            wanted[other] = observation.follower_pile_sizes[other] - len(known[other])
+        return wanted, extra
+    wanted[:] = -1
+    for other, played in enumerate(_phase2_plays(observation)):
+        if other != observation.seat:
+            for card, copies in (played - Counter(known[other])).items():
+                extra[other, card.index] = copies
+    return wanted, extra
 
 
-def _deck(
-    observation: Observation, hands: dict[int, list[Card]], free: list[Card], rng: random.Random
-) -> tuple[Settings, list[Card]]:
-    """The settings and the deck order that the hidden cards' places imply."""
+def _template(observation: Observation, unknown: Hidden) -> np.ndarray:
+    """The deck order as far as the seat knows it, for `compiled.sample_deck`: a card
+    index where it knows the card, else where the card comes from (another seat's
+    hidden hand or draws, the rest of the draw pile)."""
+    from .compiled import DRAWN_BY, HAND_OF, PILE
+
     seat = observation.seat
-    draws, draw_pile = _hidden_draws(observation, hands, free, rng)
     rounds = _phase1_rounds(observation)
     # RULES.md 2: the hands are dealt first, seat 0 first; then the draw pile, from
     # which each round turns up its prizes and then gives its draws in order.
-    deck: list[Card] = []
+    deck: list[int] = []
     for player in range(observation.players):
-        deck += [play.card for r in rounds for play in r.plays if play.seat == player]
+        deck += [play.card.index for r in rounds for play in r.plays if play.seat == player]
         if observation.phase == 1:
-            deck += observation.hand if player == seat else hands[player]
+            if player == seat:
+                deck += [card.index for card in observation.hand]
+            else:
+                deck += [HAND_OF - player] * unknown.hand_sizes[player]
     for r in rounds:
-        deck += r.prizes
+        deck += [card.index for card in r.prizes]
         shown = r.peek.card if r.peek is not None and r.peek.seat == seat else None
         for acquisition in r.acquired:
             if acquisition.source == PRIZE:
                 continue
             if shown is not None:  # the first card off the pile is the one the Seer saw
-                deck.append(shown)
+                deck.append(shown.index)
                 shown = None
             elif acquisition.seat == seat:
-                deck.append(acquisition.card)
+                deck.append(acquisition.card.index)
             else:
-                deck.append(draws[acquisition.seat].pop(0))
+                deck.append(DRAWN_BY - acquisition.seat)
     if observation.peek is not None:
-        deck.append(observation.peek)
-    deck += draw_pile
-    first_leader = observation.rounds[0].leader if observation.rounds else observation.leader
-    return Settings(observation.players, observation.factions, first_leader), deck
+        deck.append(observation.peek.index)
+    deck.append(PILE)
+    return _ints(deck)
+
+
+def _history(observation: Observation) -> np.ndarray:
+    """The public decisions of the game so far, as `compiled.replay` reads them."""
+    history: list[int] = []
+    rounds = [(r.plays, r.acquired) for r in observation.rounds]
+    for plays, acquired in [*rounds, (observation.trick, observation.acquired)]:
+        history.append(len(plays))
+        history += [play.card.index for play in plays]
+        history.append(len(acquired))
+        history += [TAKE + a.card.index if a.source == PRIZE else TAKE_DECK for a in acquired]
+    return _ints(history)
 
 
 def _replayed(observation: Observation, state: State) -> State:

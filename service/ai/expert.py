@@ -26,18 +26,30 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.domain import Decision, Observation, Settings, State
+import numpy as np
+
+from service.domain import (
+    Decision,
+    Observation,
+    Settings,
+    State,
+    legal_faction_sets,
+    new_game,
+    observe,
+    shuffled_deck,
+)
 
 from . import greedy
 from .compact import CODES, DECISIONS
 from .compact_greedy import KnowingGame
-from .determinize import games, sample_state
+from .determinize import Plan, sample_state, worlds
 from .endgame import LOSS, exploit, solve
-from .rollout import PHASE2_WORTHS, outcome, play_out, rollout
+from .rollout import PHASE2_WORTHS, rollout
 
 ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search
 EXPLOIT_SHARE = 0.95  # of them until the search against greedy's replies ends
 EVALUATE_DEALS = 64  # `evaluate`'s sampled deals by default
+BATCH = 4  # deals sampled and played out between two looks at the clock
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +126,7 @@ class Expert:
         gains = {code: [] for code in rivals}  # per deal: score less the baseline's score
         length = _plays_left(observation)
         passes = max(1, math.ceil(math.log2(len(rivals) + 1)))
-        worlds = games(observation, rng)
+        deal = _dealer(observation, rng, side)
         deals = 0
         start = budget.clock() if budget else 0.0
         for done in range(1, passes + 1):
@@ -123,17 +135,38 @@ class Expert:
             target = deals + max(2, self.steps // (passes * (len(rivals) + 1) * length))
             until = start + budget.seconds * done / passes if budget else 0.0
             while deals < least or (budget.clock() < until if budget else deals < target):
-                world = next(worlds)
-                deals += 1
-                base = rollout(world, baseline, side)
-                for code in rivals:
-                    gains[code].append(rollout(world, code, side) - base)
+                batch = BATCH if budget else min(BATCH, max(target, least) - deals)
+                scores = deal([baseline, *rivals], batch)
+                deals += batch
+                for at, code in enumerate(rivals, start=1):
+                    gains[code] += (scores[:, at] - scores[:, 0]).tolist()
             rivals.sort(key=lambda code: sum(gains[code]), reverse=True)
             if len(rivals) == 1:
                 break
             rivals = rivals[: (len(rivals) + 1) // 2]
         best = rivals[0]
         return DECISIONS[best if _clearly_positive(gains[best], self.confidence) else baseline]
+
+
+def _dealer(observation: Observation, rng: random.Random, side: int):
+    """A function of (codes, deals): the `rollout` scores of each decision of `codes`
+    (array columns) in each of `deals` new sampled games (rows), played in the
+    compiled engine (`compiled.scores`)."""
+    from . import compiled  # numba: only processes that search load it (see `compiled`)
+
+    plan = Plan.of(observation)
+    generator = compiled.generator(rng.getrandbits(64))
+    worths = np.array(PHASE2_WORTHS.get(observation.players, ()), dtype=np.float64)
+    if observation.phase == 2:
+        worths = worths[:0]
+
+    def scores(codes: list[int], deals: int) -> np.ndarray:
+        return compiled.scores(
+            np.array(codes, dtype=np.int64), deals, side, worths, plan.base,
+            plan.first_leader, plan.history, *plan.sampling, generator,
+        )  # fmt: skip
+
+    return scores
 
 
 def evaluate(
@@ -148,16 +181,27 @@ def evaluate(
     side = observation.side
     if observation.players == 2 and observation.phase == 2:
         budget = 1
-    worlds = games(observation, rng)
+    from . import compiled
+
+    deals = worlds(observation, rng)
     totals = dict.fromkeys(observation.legal, 0.0)
     for _ in range(budget):
-        world = next(worlds)
+        world = next(deals)
         for decision in totals:
-            game = world.copy()
-            game.apply(CODES[decision])
-            play_out(game)
-            totals[decision] += outcome(game.side_keys(), side)
+            totals[decision] += compiled.outcome(world, CODES[decision], side)
     return {decision: total / budget for decision, total in totals.items()}
+
+
+def warm() -> None:
+    """Load the compiled rollouts (numba compiles them on their first call, or loads
+    them from its cache): a process that forks work horses calls this first, so that
+    each does not load them again at its first decision."""
+    for players in (2, 4):
+        settings = Settings(players, legal_faction_sets(players)[0])
+        state = new_game(settings, shuffled_deck(settings.factions, random.Random(0)))
+        view = observe(state, state.to_act)
+        Expert(steps=1)(view, random.Random(0))
+        evaluate(view, 0, budget=1)
 
 
 def _clearly_positive(gains: list[float], z: float) -> bool:

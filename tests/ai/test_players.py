@@ -2,12 +2,13 @@
 
 import random
 
+import numpy as np
 import pytest
 
 from service import ai
-from service.ai import endgame, expert
+from service.ai import compiled, endgame, expert
 from service.ai.compact import CODES, DECISIONS, CompactGame
-from service.ai.determinize import games, sample_state, states
+from service.ai.determinize import sample_state, states, worlds
 from service.ai.endgame import DRAW, LOSS, WIN, Solution, exploit, outcome, solve
 from service.ai.knowledge import outstanding_counts
 from service.domain import (
@@ -114,22 +115,22 @@ def test_sampled_states_agree_with_everything_the_seat_knows():
     assert differed > 50
 
 
-def test_sampled_games_are_the_sampled_states_on_the_compact_engine():
-    """The rollouts' deals (`games`) are the deals `states` samples from the same
-    random numbers, read into knowing games: the same position, and each seat's
-    unseen cards those of its observation of the sampled state."""
+def test_sampled_games_are_the_sampled_states_on_the_compiled_engine():
+    """The rollouts' deals (`worlds`) are the deals `states` samples from the same
+    random numbers, as game arrays: the same position, and each seat's unseen cards
+    those of its observation of the sampled state."""
     compared = 0
     for number, state in enumerate(random_states(games=6, seed=7)):
         if number % 5:
             continue
         view = observe(state, state.to_act)
-        game = next(games(view, random.Random(number)))
+        game = next(worlds(view, random.Random(number)))
         sampled = next(states(view, random.Random(number)))
-        assert game.position() == CompactGame.from_state(sampled).position()
+        assert compiled.position(game) == CompactGame.from_state(sampled).position()
         for seat in range(state.players):
             unseen = outstanding_counts(observe(sampled, seat))
             assert {card.index: n for card, n in unseen.items()} == {
-                card: n for card, n in enumerate(game.unseen[seat]) if n
+                card: n for card, n in enumerate(compiled.unseen(game, seat)) if n
             }
         compared += 1
     assert compared > 50
@@ -346,9 +347,19 @@ def test_the_expert_plays_a_rival_of_greedys_choice_only_when_it_does_clearly_be
     worth = {d: 0.0 for d in ranked} | {ranked[-1]: gain}
     noise = random.Random(1)
     monkeypatch.setattr(expert.greedy, "ranked", lambda _: list(ranked))
-    monkeypatch.setattr(
-        expert, "rollout", lambda _, code, side: worth[DECISIONS[code]] + noise.gauss(0, 0.3)
-    )
+
+    def dealer(*_):
+        def scores(codes, deals):
+            return np.array(
+                [
+                    [worth[DECISIONS[code]] + noise.gauss(0, 0.3) for code in codes]
+                    for _ in range(deals)
+                ]
+            )
+
+        return scores
+
+    monkeypatch.setattr(expert, "_dealer", dealer)
     chosen = ai.Expert(candidates=rivals + 1)(observe(state, state.to_act), random.Random(1))
     assert chosen == (ranked[-1] if gain > 0.1 else ranked[0])
 

@@ -1,0 +1,118 @@
+"""The compiled rollouts (`compiled.py`) play as the compact engine and greedy do
+(tests/ai/test_compact_greedy.py compares every position, each seat's knowledge and
+greedy's decision over a hundred thousand positions): here the conformance games, the
+rollouts' scores, and the deals."""
+
+import itertools
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from service.ai import compiled
+from service.ai.compact import CODES, DECISIONS
+from service.ai.compact_greedy import KnowingGame, decide
+from service.ai.determinize import hidden, states, worlds
+from service.ai.rollout import PHASE2_WORTHS, outcome, rollout
+from service.domain import (
+    Decision,
+    Settings,
+    new_game,
+    observe,
+)
+from tests.ai.test_compact_greedy import compared_games
+from tests.ai.test_players import random_states
+from tests.conformance_games import GAMES
+
+
+@pytest.mark.parametrize("game", GAMES[::10], ids=[game["id"] for game in GAMES[::10]])
+def test_the_compiled_engine_reproduces_recorded_games(game):
+    settings = Settings(game["players"], game["factions"], game["first_leader"])
+    deck = new_game(settings, game["deck"]).deck
+    array = compiled.deal(
+        compiled.settings_array(settings),
+        np.array([card.index for card in deck], dtype=np.int64),
+        settings.first_leader,
+    )
+    legal = np.empty(100, dtype=np.int64)
+    for number, step in enumerate(game["steps"]):
+        assert array[compiled.TO_ACT] == step["seat"], f"step {number}: acting seat"
+        n = compiled.legal(array, legal)
+        assert [DECISIONS[code].text for code in legal[:n]] == step["legal"], f"step {number}"
+        compiled.apply(array, CODES[Decision.parse(step["move"])])
+    assert array[compiled.TO_ACT] == compiled.NOBODY
+    assert compiled.side_keys(array).tolist() == game["side_keys"]
+    winner = compiled.winning_side(compiled.side_keys(array))
+    assert (None if winner == -1 else winner) == game["winner"]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_compiled_rollout_scores_as_the_python_one(players):
+    """From phase 1 with 2 or 3 players the chance at phase 2's start; else, and from
+    phase 2, the played-out score; and `outcome` the played-out result."""
+    worths = np.array(PHASE2_WORTHS.get(players, ()), dtype=np.float64)
+    compared = 0
+    for number, (_, _, game, array) in enumerate(compared_games(games=30, seed=players)):
+        if game.players != players or game.to_act is None or number % 5:
+            continue
+        side = game.to_act % 2 if players == 4 else game.to_act
+        for code in game.legal_decisions():
+            judge = worths if game.phase == 1 else worths[:0]
+            assert compiled.rollout(array, code, side, judge) == pytest.approx(
+                rollout(game, code, side), abs=1e-12
+            )
+            played = game.copy()
+            played.apply(code)
+            while played.to_act is not None:
+                played.apply(decide(played))
+            assert compiled.outcome(array, code, side) == outcome(played.side_keys(), side)
+        compared += 1
+    assert compared > 20
+
+
+def test_the_compiled_deals_agree_with_everything_the_seat_knows():
+    """`worlds` deals what `decks` deals from the same random numbers, played to the
+    observed position: the domain's sampled state seen from the seat is the
+    observation, the same position, each seat's unseen cards its observation's."""
+    compared = 0
+    for number, state in enumerate(random_states(games=6, seed=9)):
+        if number % 4:
+            continue
+        seat = state.to_act
+        view = observe(state, seat)
+        array = next(worlds(view, random.Random(number)))
+        sampled = next(states(view, random.Random(number)))
+        assert observe(sampled, seat) == view
+        assert compiled.position(array) == KnowingGame.from_state(sampled).position()
+        for other in range(state.players):
+            assert compiled.unseen(array, other) == KnowingGame.from_state(sampled).unseen[other]
+        compared += 1
+    assert compared > 80
+
+
+def test_the_compiled_deals_are_uniform_over_what_the_seat_cannot_tell_apart():
+    """In a 2-player phase 1 where the other seat has shown it lacks a faction: the
+    other hand never holds that faction, and each other hidden card (one copy of it)
+    lies in that hand with the chance of a uniform deal, the hand's size over the
+    hidden cards it may hold."""
+    view = next(
+        view
+        for state in random_states(games=30, seed=11)
+        if state.players == 2 and state.phase == 1
+        for view in [observe(state, state.to_act)]
+        if hidden(view).lacks[1 - view.seat]
+    )
+    other = 1 - view.seat
+    unknown = hidden(view)
+    allowed = [card for card in unknown.cards if card.faction not in unknown.lacks[other]]
+    draws, held = 2_000, Counter()
+    for state in itertools.islice(states(view, random.Random(3)), draws):
+        hand = state.hands[other]
+        assert not any(card.faction in unknown.lacks[other] for card in hand)
+        held.update(set(hand))
+    chance = unknown.hand_sizes[other] / len(allowed)
+    singles = [card for card in allowed if allowed.count(card) == 1]
+    assert len(singles) > 5
+    for card in singles:  # 4.5 standard errors of 2,000 draws
+        assert abs(held[card] / draws - chance) < 4.5 * (chance * (1 - chance) / draws) ** 0.5
