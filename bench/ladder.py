@@ -39,7 +39,7 @@ from multiprocessing import Pool
 import released
 from tqdm import tqdm
 
-from service.ai import Budget, Expert
+from service.ai import Budget, Expert, warm
 from service.domain import (
     Settings,
     apply,
@@ -170,6 +170,7 @@ def main() -> None:
         for deal in range(deals)
     ]
     scores, seconds = defaultdict(list), defaultdict(list)
+    warm()  # the compiled rollouts, loaded before the processes fork: not in their times
     with Pool(args.processes) as pool:
         bar = tqdm(total=len(tasks) * rotations, unit="game", file=sys.stderr)
         for pairing, deal_scores, deal_seconds in pool.imap_unordered(play_deal, tasks):

@@ -75,7 +75,7 @@ for _players, _rows in SIGNS.items():
 
 def settings_array(settings: Settings) -> np.ndarray:
     """A game array holding a game's settings only, for `deal`."""
-    g = np.zeros(GAME_SIZE, dtype=np.int32)
+    g = np.zeros(GAME_SIZE, dtype=np.int64)
     g[PLAYERS], g[HAND_SIZE] = settings.players, settings.hand_size
     g[TO_ACT] = g[WINNER] = g[PEEKER] = NOBODY
     for faction in settings.factions:
@@ -87,7 +87,7 @@ def settings_array(settings: Settings) -> np.ndarray:
 
 def from_knowing(game: KnowingGame) -> np.ndarray:
     """The array of a `KnowingGame` (a compact game with each seat's knowledge)."""
-    g = np.zeros(GAME_SIZE, dtype=np.int32)
+    g = np.zeros(GAME_SIZE, dtype=np.int64)
     players = game.players
     g[PLAYERS], g[HAND_SIZE], g[PHASE], g[ROUND] = players, game.hand_size, game.phase, game.round
     g[LEADER] = game.leader

@@ -2,9 +2,9 @@
 
 Determinized Monte Carlo: deal the hidden cards again, consistently with everything
 the seat knows (`determinize.py`); in each deal play a candidate decision and then the
-rest of the game with the greedy player at every seat (`rollout.py`, on the compact
-engine: `compact_greedy.py`), with 2 or 3 players only up to phase 2, whose chances
-are judged from the hands; choose the candidate with the best average outcome.
+rest of the game with the greedy player at every seat (`rollout.py`, compiled:
+`compiled.py`), with 2 or 3 players only up to phase 2, whose chances are judged from
+the hands; choose the candidate with the best average outcome.
 Every candidate is played in the same deals, and the budget goes by successive
 halving: after each pass the worse half of the candidates is dropped and the deals
 for the rest are doubled.

@@ -1,10 +1,13 @@
 """Rollouts: a sampled game played on by the greedy player at every seat.
 
 The expert builds whole games itself (`determinize.py`) and then needs every seat's
-decisions in them, thousands of times per decision. They are played on the compact
-engine (`compact.py`) by the compact greedy (`compact_greedy.py`), which decides as
-the greedy player would from each seat's observation, with each seat's knowledge
-kept as the game goes instead of an observation built at every step.
+decisions in them, thousands of times per decision. Here they are played on the
+compact engine (`compact.py`) by the compact greedy (`compact_greedy.py`), which
+decides as the greedy player would from each seat's observation, with each seat's
+knowledge kept as the game goes instead of an observation built at every step. The
+expert's searches play the same rollouts compiled (`compiled.rollout`, held to these);
+this module keeps the worths, the features they are read from, and the rollout of a
+2-player endgame's few decisions.
 
 With 2 or 3 players, a rollout from phase 1 stops where phase 2 starts and is scored
 by each seat's chance of winning from there: a softmax of worths of the seats' hands
