@@ -78,6 +78,21 @@ def keep_alive(queues: games.Jobs, name: str, stop: threading.Event) -> None:
             return
 
 
+def load_the_expert() -> None:
+    """Load the expert's compiled rollouts once, before the work horses fork (numba
+    compiles them at the first start, then loads them from its cache), and say so:
+    the first start waits a minute or two here."""
+    print("claim worker: loading the expert's compiled rollouts", file=sys.stderr, flush=True)
+    start = time.monotonic()
+    ai.warm()
+    print(
+        f"claim worker: the expert's rollouts ready in {time.monotonic() - start:.1f} s"
+        " (a first start compiles them: a minute or two)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def run(config: Config, burst: bool = False) -> int:
     """Work until stopped (or, with `burst`, fire the due timers, then work until the
     queues are empty)."""
@@ -90,7 +105,7 @@ def run(config: Config, burst: bool = False) -> int:
         print(f"claim worker: no Redis ({where}): {error}", file=sys.stderr)
         return 1
     jobs.use(claim)  # the work horses, forked from this process, use it
-    ai.warm()  # ... and the expert's compiled rollouts, loaded once here
+    load_the_expert()  # ... and the expert's compiled rollouts
     # RQ's scheduler and work horses are forked from here: they end when this does.
     os.register_at_fork(after_in_child=ending_with_this_process())
     worker = Worker(claim.jobs.queues, connection=claim.jobs.connection)

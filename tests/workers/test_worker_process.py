@@ -35,9 +35,13 @@ def _check_one_decision_per_version(store, game_id):
     return game
 
 
-@pytest.mark.parametrize("players", [2, 3, 4])
-def test_a_person_plays_a_whole_game_against_ais(client, store, start_worker, players):
-    seats = [{"kind": "human"}] + [{"kind": "ai", "level": "greedy"}] * (players - 1)
+@pytest.mark.parametrize(("players", "level"), [(2, "expert"), (3, "greedy"), (4, "greedy")])
+def test_a_person_plays_a_whole_game_against_ais(
+    client, store, start_worker, tmp_path, players, level
+):
+    """An expert's worker says that it loads the expert's compiled rollouts, and when
+    they are ready (its horses, forked after, have them)."""
+    seats = [{"kind": "human"}] + [{"kind": "ai", "level": level}] * (players - 1)
     created = client.post("/games", json={"players": players, "seats": seats}).json
     game_id = created["game_id"]
     start_worker()
@@ -64,6 +68,9 @@ def test_a_person_plays_a_whole_game_against_ais(client, store, start_worker, pl
     assert view["status"] == "finished"
     game = _check_one_decision_per_version(store, game_id)
     assert game.ending.reason == "completed"
+    log = (tmp_path / "worker-0.log").read_text()
+    loading = log.index("loading the expert's compiled rollouts")
+    assert log.index("the expert's rollouts ready in", loading) < log.index("started with PID")
 
 
 def test_the_same_ai_job_run_twice_gives_one_move_per_turn(claim, store, start_worker):
