@@ -64,6 +64,8 @@ WORK_SIZE = 113  # `decide`'s scratch: the legal codes, a round's seats, cards a
 _WORTH = np.array(WORTH_OF, dtype=np.float64)
 _KEEP = np.array([[0.0] * 100, KEEP_OF[1], KEEP_OF[2]], dtype=np.float64)
 _FACTION_SIZE = np.array(FACTION_SIZE, dtype=np.int64)
+# math.comb(n, k) by n and k: greedy's chance that nobody beats a card counts deals
+_COMBS = np.array([[float(math.comb(n, k)) for k in range(73)] for n in range(73)])
 _SIGNS = np.zeros((5, 4, 4), dtype=np.float64)
 for _players, _rows in SIGNS.items():
     for _seat, _row in enumerate(_rows):
@@ -501,7 +503,13 @@ def _start_round(g, leader) -> None:
 def decide(g) -> int:
     """greedy's decision for the seat to act (`compact_greedy.decide`): the legal
     decision it values most, the first in legal order on a tie."""
-    work = np.empty(WORK_SIZE, dtype=np.int64)  # codes, then _play_value's scratch
+    return _decide(g, np.empty(WORK_SIZE, dtype=np.int64), np.empty(10, dtype=np.float64))
+
+
+@njit(cache=True)
+def _decide(g, work, stakes) -> int:
+    """`decide` with its scratch arrays given (a rollout's many decisions share them):
+    `work` for the legal codes and `_play_value`'s, `stakes` for `_stakes`."""
     codes = work[:100]
     n = legal(g, codes)
     if n == 1:
@@ -515,7 +523,7 @@ def decide(g) -> int:
                 best, top = codes[i], value
         return best
     seat = g[TO_ACT]
-    stakes = _stakes(g)
+    _stakes(g, stakes)
     signs = _SIGNS[g[PLAYERS], seat]
     if g[PHASE] == 2 and g[PLAYERS] == 2 and g[TRICK_COUNT] == 0:
         for i in range(n):
@@ -622,14 +630,8 @@ def _chance_unbeaten(g, seat, led, best) -> float:
 
 @njit(cache=True)
 def _comb(n, k) -> float:
-    """`math.comb(n, k)` as a float (exact up to 2**53)."""
-    if k < 0 or k > n:
-        return 0.0
-    k = min(k, n - k)
-    result = 1
-    for i in range(k):
-        result = result * (n - i) // (i + 1)
-    return float(result)
+    """`math.comb(n, k)` as a float (exact up to 2**53, else its nearest float)."""
+    return _COMBS[n, k] if 0 <= k <= n else 0.0
 
 
 @njit(cache=True)
@@ -769,13 +771,13 @@ def _receiver(g, seats, cards, count, winner) -> int:
 
 
 @njit(cache=True)
-def _stakes(g) -> np.ndarray:
-    """What one more card of each faction is worth to a side (`greedy._stakes_of`):
-    much while the faction can still go to more than one side, little once it cannot.
-    Phase 1 scores Undead only."""
+def _stakes(g, stakes) -> None:
+    """What one more card of each faction is worth to a side (`greedy._stakes_of`),
+    written to `stakes`: much while the faction can still go to more than one side,
+    little once it cannot. Phase 1 scores Undead only."""
     players, phase = g[PLAYERS], g[PHASE]
     sides = 2 if players == 4 else players
-    stakes = np.zeros(10, dtype=np.float64)
+    stakes[:] = 0.0
     for faction in range(10):
         if not g[FACTIONS + faction] or (phase == 1 and faction != UN):
             continue
@@ -797,7 +799,6 @@ def _stakes(g) -> np.ndarray:
         if phase == 1:
             stake *= STAKE_UNDEAD
         stakes[faction] = stake
-    return stakes
 
 
 # Rollouts (rollout.py) -----------------------------------------------------------------------
@@ -806,15 +807,17 @@ def _stakes(g) -> np.ndarray:
 @njit(cache=True)
 def play_out(g) -> None:
     """Every seat plays greedy until the game is over."""
+    work, stakes = np.empty(WORK_SIZE, dtype=np.int64), np.empty(10, dtype=np.float64)
     while g[TO_ACT] != NOBODY:
-        apply(g, decide(g))
+        apply(g, _decide(g, work, stakes))
 
 
 @njit(cache=True)
 def play_phase1(g) -> None:
     """Every seat plays greedy until phase 2 starts."""
+    work, stakes = np.empty(WORK_SIZE, dtype=np.int64), np.empty(10, dtype=np.float64)
     while g[PHASE] == 1:
-        apply(g, decide(g))
+        apply(g, _decide(g, work, stakes))
 
 
 @njit(cache=True)
