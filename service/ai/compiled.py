@@ -13,8 +13,9 @@ index (as `compact.py`, faction rank * 10 + value), so a sorted hand is read in 
 order; the draw pile is a stack; `copy()` of the array is a game to play on. Decisions
 are `compact.py`'s codes. The functions restate `compact.py` and `compact_greedy.py`
 step by step, with greedy's tables and arithmetic in the same order, and are held to
-them: tests/ai/test_compiled.py plays every decision of a hundred thousand positions
-through both, comparing the position, each seat's knowledge and greedy's decision.
+them: tests/ai/test_compact_greedy.py plays a hundred thousand positions through both,
+comparing the position, each seat's knowledge, the legal decisions and greedy's
+decision; tests/ai/test_compiled.py the conformance games, rollouts and deals.
 
 Everything here is pure: the random deals come from a generator seeded by the caller.
 
@@ -36,7 +37,7 @@ from service.domain import Settings, side_of
 
 from .compact import _RANK as RANK
 from .compact import DO, DR, DW, GI, GN, GO, KN, SE, TAKE, TAKE_DECK, TR, UN
-from .compact_greedy import FACTION_SIZE, KEEP_OF, WORTH_OF, KnowingGame
+from .compact_greedy import FACTION_SIZE, KEEP_OF, WORTH_OF
 from .greedy import LEAD_NEXT, SEER_LOOK, SIGNS, STAKE_DECIDED, STAKE_OPEN, STAKE_UNDEAD
 
 # The fields of a game array: single ints, then per-seat rows of 100 card counts.
@@ -72,7 +73,7 @@ for _players, _rows in SIGNS.items():
         _SIGNS[_players, _seat, :_players] = _row
 
 
-# Converting from and to the Python engines ------------------------------------------------
+# Reading and writing game arrays ------------------------------------------------
 
 
 def settings_array(settings: Settings) -> np.ndarray:
@@ -85,47 +86,6 @@ def settings_array(settings: Settings) -> np.ndarray:
     for seat in range(settings.players):
         g[SIDES + seat] = side_of(settings.players, seat)
     return g
-
-
-def from_knowing(game: KnowingGame) -> np.ndarray:
-    """The array of a `KnowingGame` (a compact game with each seat's knowledge)."""
-    g = np.zeros(GAME_SIZE, dtype=np.int64)
-    players = game.players
-    g[PLAYERS], g[HAND_SIZE], g[PHASE], g[ROUND] = players, game.hand_size, game.phase, game.round
-    g[LEADER] = game.leader
-    g[TO_ACT] = NOBODY if game.to_act is None else game.to_act
-    g[WINNER] = NOBODY if game.round_winner is None else game.round_winner
-    g[SEER_CHOICE] = game.seer_choice
-    g[PEEKER] = NOBODY if game.peeker is None else game.peeker
-    g[REMOVED_GNOMES] = game.removed_gnomes
-    for rank in game.factions:
-        g[FACTIONS + rank] = 1
-    for seat in range(players):
-        g[SIDES + seat] = side_of(players, seat)
-        g[HAND_LENGTH + seat] = len(game.hands[seat])
-        g[UNSEEN_TOTAL + seat] = game.unseen_total[seat]
-        for start, pile in (
-            (HANDS, game.hands[seat]),
-            (FOLLOWERS, game.follower_piles[seat]),
-            (SCORES, game.score_piles[seat]),
-            (GNOMES, game.gnomes_in_front[seat]),
-        ):
-            for card in pile:
-                g[start + seat * 100 + card] += 1
-        g[UNSEEN + seat * 100 : UNSEEN + seat * 100 + 100] = game.unseen[seat]
-    for card in game.trolls_aside:
-        g[TROLLS + card] += 1
-    _fill(g, PRIZES, PRIZE_COUNT, game.prizes)
-    _fill(g, TRICK_SEATS, TRICK_COUNT, game.trick_seats)
-    _fill(g, TRICK_CARDS, TRICK_COUNT, game.trick_cards)
-    _fill(g, TAKERS, TAKER_COUNT, game.takers)
-    _fill(g, DRAW, DRAW_COUNT, game.draw_pile)
-    return g
-
-
-def _fill(g: np.ndarray, start: int, count: int, values: list[int]) -> None:
-    g[start : start + len(values)] = values
-    g[count] = len(values)
 
 
 def position(g: np.ndarray) -> tuple:
@@ -262,13 +222,9 @@ def _seen_by_all_but(g, seat, card) -> None:
 
 
 @njit(cache=True)
-def winning_at(g) -> int:
-    """Where in the trick the winning card is (`compact.winning_at`)."""
-    return _winning_at(g[TRICK_CARDS : TRICK_CARDS + 4], g[TRICK_COUNT])
-
-
-@njit(cache=True)
 def _winning_at(cards, count) -> int:
+    """Where among a round's first `count` cards the winning one is
+    (`compact.winning_at`: RULES.md 3 and 6, Knights)."""
     led = cards[0] // 10
     if led == GO:
         best, high = -1, -1
@@ -280,14 +236,14 @@ def _winning_at(cards, count) -> int:
     best, high = 0, cards[0] % 10
     for at in range(1, count):
         card = cards[at]
-        if card % 10 > high and (card // 10 in (led, DO)):
+        if card % 10 > high and card // 10 in (led, DO):
             best, high = at, card % 10
     return best
 
 
 @njit(cache=True)
 def _finish_phase1_play(g) -> None:
-    at = winning_at(g)
+    at = _winning_at(g[TRICK_CARDS : TRICK_CARDS + 4], g[TRICK_COUNT])
     winner = g[TRICK_SEATS + at]
     g[WINNER] = winner
     for i in range(g[TRICK_COUNT]):
@@ -390,14 +346,15 @@ def _draw(g) -> None:
 def _finish_phase2_round(g) -> None:
     """`compact._finish_phase2_round`: where a phase-2 round's cards go (RULES.md 5, 6)."""
     players, count = g[PLAYERS], g[TRICK_COUNT]
-    winner = g[TRICK_SEATS + winning_at(g)]
+    seats, cards = g[TRICK_SEATS : TRICK_SEATS + 4], g[TRICK_CARDS : TRICK_CARDS + 4]
+    winner = seats[_winning_at(cards, count)]
     last = g[ROUND] == g[HAND_SIZE] - 1
     trolls = False
     for i in range(count):
         card = g[TRICK_CARDS + i]
         faction = card // 10
         if faction == DW:
-            g[SCORES + _dwarves_receiver(g, winner) * 100 + card] += 1
+            g[SCORES + _receiver(g, seats, cards, count, winner) * 100 + card] += 1
         elif faction == TR:
             g[TROLLS + card] += 1
         elif faction == GN:
@@ -430,18 +387,6 @@ def _finish_phase2_round(g) -> None:
                 g[SCORES + seat * 100 + card] += g[GNOMES + seat * 100 + card]
                 g[GNOMES + seat * 100 + card] = 0
     _next_round(g, winner)
-
-
-@njit(cache=True)
-def _dwarves_receiver(g, winner) -> int:
-    """The loser with 2 players, else the lowest card, ties to the one played last."""
-    if g[PLAYERS] == 2:
-        return 1 - winner
-    lowest = 0
-    for at in range(1, g[TRICK_COUNT]):
-        if g[TRICK_CARDS + at] % 10 <= g[TRICK_CARDS + lowest] % 10:
-            lowest = at
-    return g[TRICK_SEATS + lowest]
 
 
 @njit(cache=True)
@@ -582,7 +527,7 @@ def _lead_value(g, card, seat, stakes, signs) -> float:
         faction = reply // 10
         if follows and faction != led and (faction != DO or led == DO):
             continue  # `_replies`: the led faction's cards and the Doppelgangers
-        if (led == GO and faction == KN) or (reply % 10 > high and (faction in (led, DO))):
+        if (led == GO and faction == KN) or (reply % 10 > high and faction in (led, DO)):
             winner = other
         else:
             winner = seat
