@@ -6,10 +6,11 @@ again consistently with what the seat knows (`determinize.py`), and in each deal
 decision played and greedy's best few are played out by greedy at every seat; every
 candidate is played in the same deals (`method` "deals"). A 2-player phase 2 hides
 nothing: from `ENDGAME_CARDS` cards a hand, the position (for perfect play's decision
-and value) and the decision played are solved exactly (`endgame.py`, "exact") when each
-search fits `ENDGAME_POSITIONS` (measured: up to 45,000 positions a candidate at 9
-cards, 20,000 to 90,000 at 10, 45,000 to 380,000 at 11, 100,000 to 260,000 at 12 and
-13; 30,000 to 100,000 positions a second). Before that, or past the budget, each
+and value) and the decision played are solved exactly ("exact": `endgame.py`'s search,
+compiled in `compiled_endgame.py`) when each search fits `ENDGAME_POSITIONS`
+(measured: up to 45,000 positions a candidate at 9 cards, 20,000 to 90,000 at 10,
+45,000 to 380,000 at 11, 100,000 to 260,000 at 12 and 13; 30,000 to 100,000
+positions a second in Python, about 800,000 compiled). Before that, or past the budget, each
 candidate is played out `PLAYOUTS` times with both seats playing greedy's decision
 but a random one with the chance `WANDER` at each ("playouts", the candidates in the
 same playouts: graded, where one greedy playout would tell 1 or 0). That estimate is
@@ -51,7 +52,6 @@ from service.domain import (
 )
 
 from .determinize import sample_state, states
-from .endgame import solve
 from .greedy import greedy, ranked
 
 ANALYSIS_VERSION = 4  # of the method and its figures below: a new one is a new analysis
@@ -193,6 +193,8 @@ def _solved(state: State) -> tuple[tuple[float, ...], Decision | None] | None:
     (None at the end), or None past the budget."""
     if state.to_act is None:
         return _shares(state), None
+    from .compiled_endgame import solve  # numba: loaded by the workers that analyse
+
     side = side_of(2, state.to_act)
     solution = solve(state, side, ENDGAME_POSITIONS)
     if solution is None:

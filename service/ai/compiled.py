@@ -33,7 +33,8 @@ import math
 import numpy as np
 from numba import njit
 
-from service.domain import Settings, side_of
+from service.domain import Settings, State, side_of
+from service.domain.state import PRIZE
 
 from .compact import _RANK as RANK
 from .compact import DO, DR, DW, GI, GN, GO, KN, SE, TAKE, TAKE_DECK, TR, UN
@@ -950,6 +951,30 @@ def deal(base, deck, first_leader):
     g[DRAW_COUNT] = pile
     g[PHASE], g[ROUND] = 1, 0
     _start_round(g, first_leader)
+    return g
+
+
+def history(game) -> np.ndarray:
+    """The public decisions of a game so far (a `State`'s or an `Observation`'s rounds,
+    trick and acquisitions), as `replay` reads them. A draw, never a decision, stands
+    as `TAKE_DECK`."""
+    codes: list[int] = []
+    rounds = [(r.plays, r.acquired) for r in game.rounds]
+    for plays, acquired in [*rounds, (game.trick, game.acquired)]:
+        codes.append(len(plays))
+        codes += [play.card.index for play in plays]
+        codes.append(len(acquired))
+        codes += [TAKE + a.card.index if a.source == PRIZE else TAKE_DECK for a in acquired]
+    return np.array(codes, dtype=np.int64)
+
+
+def from_state(state: State) -> np.ndarray:
+    """The game array of the domain's `state`, at any step: its deal played through
+    its history, each seat's knowledge with it."""
+    settings = state.settings
+    deck = np.array([card.index for card in state.deck], dtype=np.int64)
+    g = deal(settings_array(settings), deck, settings.first_leader)
+    replay(g, history(state))
     return g
 
 

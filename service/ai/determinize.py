@@ -39,7 +39,6 @@ from service.domain import (
 )
 from service.domain.state import DECK, PRIZE
 
-from .compact import TAKE, TAKE_DECK
 from .knowledge import known_followers, lacking, outstanding
 
 DECK_CARDS = {card.index: card for cards in FACTION_CARDS.values() for card in cards}
@@ -143,7 +142,9 @@ class Plan(NamedTuple):
         settings = Settings(observation.players, observation.factions, first_leader)
         wanted, extra = _draws(observation)
         sampling = (*_tree(unknown), wanted, extra, _template(observation, unknown))
-        return cls(settings, sampling, compiled.settings_array(settings), _history(observation))
+        return cls(
+            settings, sampling, compiled.settings_array(settings), compiled.history(observation)
+        )
 
 
 def _others(observation: Observation) -> list[int]:
@@ -356,18 +357,6 @@ def _template(observation: Observation, unknown: Hidden) -> np.ndarray:
         deck.append(observation.peek.index)
     deck.append(PILE)
     return _ints(deck)
-
-
-def _history(observation: Observation) -> np.ndarray:
-    """The public decisions of the game so far, as `compiled.replay` reads them."""
-    history: list[int] = []
-    rounds = [(r.plays, r.acquired) for r in observation.rounds]
-    for plays, acquired in [*rounds, (observation.trick, observation.acquired)]:
-        history.append(len(plays))
-        history += [play.card.index for play in plays]
-        history.append(len(acquired))
-        history += [TAKE + a.card.index if a.source == PRIZE else TAKE_DECK for a in acquired]
-    return _ints(history)
 
 
 def _replayed(observation: Observation, state: State) -> State:

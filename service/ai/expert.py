@@ -33,6 +33,7 @@ from service.domain import (
     Observation,
     Settings,
     State,
+    apply,
     legal_faction_sets,
     new_game,
     observe,
@@ -43,7 +44,7 @@ from . import greedy
 from .compact import CODES, DECISIONS
 from .compact_greedy import KnowingGame
 from .determinize import Plan, sample_state, worlds
-from .endgame import LOSS, exploit, solve
+from .endgame import LOSS
 from .rollout import PHASE2_WORTHS, rollout
 
 ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search
@@ -72,7 +73,7 @@ class Expert:
 
     steps: int = 6_000
     endgame_positions: int = 6_000
-    candidates: int = 4  # greedy's best decisions searched
+    candidates: int = 13  # greedy's best decisions searched (13: every legal one)
     confidence: float = 1.0  # standard errors by which to beat greedy's choice
 
     def __call__(
@@ -97,20 +98,22 @@ class Expert:
         search for one ends in as many positions again (or by `EXPLOIT_SHARE` of the
         seconds). Otherwise, and failing that, the decision whose greedy playout
         scores best: the likeliest to profit from a mistake."""
+        from . import compiled_endgame as exact  # numba: only processes that search load it
+
         if budget is None:
-            solution = solve(state, side, self.endgame_positions)
+            solution = exact.solve(state, side, self.endgame_positions)
         else:
             start = budget.clock()
             until = start + budget.seconds * ENDGAME_SHARE
-            solution = solve(state, side, math.inf, lambda: budget.clock() >= until)
+            solution = exact.solve(state, side, math.inf, lambda: budget.clock() >= until)
         if solution is not None and solution.value > LOSS:
             return solution.decision
         if solution is not None:  # lost against perfect play: look for a swindle
             if budget is None:
-                line = exploit(state, side, self.endgame_positions)
+                line = exact.exploit(state, side, self.endgame_positions)
             else:
                 until = start + budget.seconds * EXPLOIT_SHARE
-                line = exploit(state, side, math.inf, lambda: budget.clock() >= until)
+                line = exact.exploit(state, side, math.inf, lambda: budget.clock() >= until)
             if line is not None and line.value > LOSS:
                 return line.decision
         world = KnowingGame.from_state(state)
@@ -193,15 +196,21 @@ def evaluate(
 
 
 def warm() -> None:
-    """Load the compiled rollouts (numba compiles them on their first call, or loads
-    them from its cache): a process that forks work horses calls this first, so that
-    each does not load them again at its first decision."""
-    for players in (2, 4):
+    """Load the compiled rollouts and endgame searches (numba compiles them on their
+    first call, or loads them from its cache): a process that forks work horses calls
+    this first, so that each does not load them again at its first decision."""
+    from . import compiled_endgame
+
+    for players in (4, 2):
         settings = Settings(players, legal_faction_sets(players)[0])
         state = new_game(settings, shuffled_deck(settings.factions, random.Random(0)))
         view = observe(state, state.to_act)
         Expert(steps=1)(view, random.Random(0))
         evaluate(view, 0, budget=1)
+    while state.phase == 1 or len(state.hands[state.to_act]) > 3:  # a 2-player endgame
+        state = apply(state, greedy.greedy(observe(state, state.to_act), random.Random(0)))
+    compiled_endgame.solve(state, state.to_act)
+    compiled_endgame.exploit(state, state.to_act)
 
 
 def _clearly_positive(gains: list[float], z: float) -> bool:

@@ -1,16 +1,18 @@
 """The compiled rollouts (`compiled.py`) play as the compact engine and greedy do
 (tests/ai/test_compact_greedy.py compares every position, each seat's knowledge and
 greedy's decision over a hundred thousand positions): here the conformance games, the
-rollouts' scores, and the deals."""
+rollouts' scores, and the deals; and the compiled endgame searches
+(`compiled_endgame.py`) search as `endgame.py`'s."""
 
 import itertools
+import math
 import random
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from service.ai import compiled
+from service.ai import compiled, compiled_endgame, endgame
 from service.ai.compact import CODES, DECISIONS
 from service.ai.compact_greedy import KnowingGame, decide
 from service.ai.determinize import hidden, states, worlds
@@ -18,8 +20,12 @@ from service.ai.rollout import PHASE2_WORTHS, outcome, rollout
 from service.domain import (
     Decision,
     Settings,
+    apply,
+    legal_decisions,
+    legal_faction_sets,
     new_game,
     observe,
+    shuffled_deck,
 )
 from tests.ai.test_compact_greedy import compared_games
 from tests.ai.test_players import random_states
@@ -116,3 +122,52 @@ def test_the_compiled_deals_are_uniform_over_what_the_seat_cannot_tell_apart():
     assert len(singles) > 5
     for card in singles:  # 4.5 standard errors of 2,000 draws
         assert abs(held[card] / draws - chance) < 4.5 * (chance * (1 - chance) / draws) ** 0.5
+
+
+def phase2_positions(count: int, seed: int, cards: tuple[int, ...]):
+    """2-player phase-2 states, randomly played to a random number of `cards` a hand."""
+    rng = random.Random(seed)
+    made = 0
+    while made < count:
+        factions = rng.choice(legal_faction_sets(2))
+        state = new_game(Settings(2, factions, rng.randrange(2)), shuffled_deck(factions, rng))
+        left = rng.choice(cards)
+        while state.to_act is not None and (state.phase == 1 or len(state.hands[0]) > left):
+            state = apply(state, rng.choice(legal_decisions(state)))
+        if state.to_act is not None:
+            made += 1
+            yield state
+
+
+def test_the_compiled_endgame_searches_solve_as_the_python_ones():
+    """`compiled_endgame.solve` and `exploit` give the decision, the value and the
+    count of positions searched of `endgame`'s, mid-round positions included, and give
+    up past the same budget."""
+    for state in phase2_positions(40, seed=5, cards=(5, 6, 7, 8)):
+        side = state.to_act
+        for python, compiled_search in (
+            (endgame.solve, compiled_endgame.solve),
+            (endgame.exploit, compiled_endgame.exploit),
+        ):
+            expected = python(state, side, 10**7)
+            found = compiled_search(state, side, 10**7)
+            assert (found.decision, found.value, found.positions) == expected
+            if expected.positions:  # (none: greedy's replies decide the game at once)
+                assert compiled_search(state, side, expected.positions - 1) is None
+            assert compiled_search(state, side, expected.positions) == expected
+
+
+def test_the_compiled_endgame_search_by_time_asks_the_clock_between_slices():
+    """A search too big for one slice asks `time_up` after each: told the time is up
+    at once, it gives up after one slice; never told, it ends with the solution."""
+    state = next(
+        s
+        for s in phase2_positions(20, seed=8, cards=(10, 11))
+        if endgame.solve(s, s.to_act, compiled_endgame.SLICE) is None
+    )
+    asked = []
+    time_up = lambda: asked.append(1) or True  # noqa: E731
+    assert compiled_endgame.solve(state, state.to_act, math.inf, time_up) is None
+    assert asked == [1]
+    solution = compiled_endgame.solve(state, state.to_act, math.inf, lambda: False)
+    assert solution.value == endgame.solve(state, state.to_act, 10**8).value

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from service import ai
-from service.ai import compiled, endgame, expert
+from service.ai import compiled, compiled_endgame, endgame, expert
 from service.ai.compact import CODES, DECISIONS, CompactGame
 from service.ai.determinize import sample_state, states, worlds
 from service.ai.endgame import DRAW, LOSS, WIN, Solution, exploit, outcome, solve
@@ -325,9 +325,11 @@ def test_the_expert_plays_an_endgame_lost_to_greedy_too_for_the_best_playout(mon
     assert len(legal) > 1
     codes = [CODES[decision] for decision in legal]
     asked = []
-    monkeypatch.setattr(expert, "solve", lambda *_: Solution(legal[0], LOSS, 1) if solved else None)
     monkeypatch.setattr(
-        expert, "exploit", lambda *_: asked.append(1) or Solution(legal[0], LOSS, 1)
+        compiled_endgame, "solve", lambda *_: Solution(legal[0], LOSS, 1) if solved else None
+    )
+    monkeypatch.setattr(
+        compiled_endgame, "exploit", lambda *_: asked.append(1) or Solution(legal[0], LOSS, 1)
     )
     monkeypatch.setattr(expert, "rollout", lambda _, code, side: codes.index(code))
     assert ai.Expert()(observe(state, state.to_act), random.Random(1)) == legal[-1]
