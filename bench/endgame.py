@@ -1,19 +1,23 @@
 """The 2-player endgame solver: how far from the end it solves, and how fast.
 
     .venv/bin/python bench/endgame.py [--games 40] [--positions 22000] [--seed 7]
+    .venv/bin/python bench/endgame.py --compiled --seconds 0.16
 
 Plays random 2-player deals with greedy at both seats; at every lead of phase 2 it
-asks `solve` for the leader, with a budget of `--positions` positions (the expert's
-0.16 s of a 0.2 s budget is about 20,000 on this machine). Prints, by cards left in
-hand, how often the solver finished within the budget and the positions it searched
-when it did, and how often greedy's playout from the position (greedy at both seats,
-as in the expert's rollouts) ends as perfect play does; then the positions per second
-over all the searches.
+asks `solve` for the leader, with a budget of `--positions` positions (the Python
+solver's 0.16 s of a 0.2 s budget is about 20,000 on this machine), or of `--seconds`
+of CPU as the expert gives it. `--compiled`: the compiled solver
+(`compiled_endgame.solve`, which the expert uses) instead of `endgame.solve`. Prints,
+by cards left in hand, how often the solver finished within the budget and the
+positions it searched when it did, and how often greedy's playout from the position
+(greedy at both seats, as in the expert's rollouts) ends as perfect play does; then
+the positions per second over all the searches.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import statistics
 import sys
@@ -22,7 +26,8 @@ from collections import defaultdict
 
 from tqdm import tqdm
 
-from service.ai import greedy
+from service import ai
+from service.ai import compiled_endgame, greedy
 from service.ai.compact_greedy import KnowingGame
 from service.ai.endgame import solve
 from service.ai.rollout import outcome, play_out
@@ -33,8 +38,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--positions", type=int, default=22_000, help="budget of each search")
+    parser.add_argument("--seconds", type=float, help="CPU seconds of each search instead")
+    parser.add_argument("--compiled", action="store_true", help="the compiled solver")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
+    if args.compiled:
+        ai.warm()  # compiled, or loaded from numba's cache: not in the times
+    search = compiled_endgame.solve if args.compiled else solve
     rng = random.Random(args.seed)
     solved = defaultdict(list)  # cards in hand -> positions searched, None if out of budget
     agree = defaultdict(int)  # cards in hand -> playouts ending as perfect play
@@ -44,23 +54,34 @@ def main() -> None:
         state = new_game(Settings(2, factions), shuffled_deck(factions, rng))
         while state.to_act is not None:
             if state.phase == 2 and not state.trick:
-                start = time.perf_counter()
-                solution = solve(state, state.to_act, args.positions)
-                seconds += time.perf_counter() - start
+                start = time.process_time()
+                if args.seconds is None:
+                    solution = search(state, state.to_act, args.positions)
+                else:
+                    solution = search(state, state.to_act, math.inf, _until(start + args.seconds))
+                seconds += time.process_time() - start
                 searched += solution.positions if solution else args.positions
                 cards = len(state.hands[state.to_act])
                 solved[cards].append(solution.positions if solution else None)
                 if solution:
                     agree[cards] += _playout(state, state.to_act) == solution.value
             state = apply(state, greedy(observe(state, state.to_act), rng))
-    print(f"budget {args.positions:,} positions, {args.games} deals")
+    engine = "compiled" if args.compiled else "Python"
+    budget = f"{args.seconds} s of CPU" if args.seconds else f"{args.positions:,} positions"
+    print(f"{engine} solver, budget {budget}, {args.games} deals")
     print(f"{'cards':>5} {'solved':>9} {'positions (median, max)':>24} {'playout right':>14}")
     for cards in sorted(solved):
         found = [n for n in solved[cards] if n is not None]
         spread = f"{statistics.median(found):,.0f}, {max(found):,}" if found else "-"
         right = f"{agree[cards] / len(found):.0%}" if found else "-"
         print(f"{cards:>5} {len(found):>4}/{len(solved[cards]):<4} {spread:>24} {right:>14}")
-    print(f"positions/s over all searches: {searched / seconds:,.0f}")
+    if args.seconds is None:  # (by time, a search given up has no count of its positions)
+        print(f"positions/s of CPU over all searches: {searched / seconds:,.0f}")
+
+
+def _until(end: float):
+    """A `time_up` that says so once the process's CPU clock reaches `end`."""
+    return lambda: time.process_time() >= end
 
 
 def _playout(state, side: int) -> float:
