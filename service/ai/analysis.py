@@ -10,7 +10,7 @@ and value) and the decision played are solved exactly ("exact": `endgame.py`'s s
 compiled in `compiled_endgame.py`) when each search fits `ENDGAME_POSITIONS`
 (measured: up to 45,000 positions a candidate at 9 cards, 20,000 to 90,000 at 10,
 45,000 to 380,000 at 11, 100,000 to 260,000 at 12 and 13; 30,000 to 100,000
-positions a second in Python, about 800,000 compiled). Before that, or past the budget, each
+positions a second in Python, about a million compiled). Before that, or past the budget, each
 candidate is played out `PLAYOUTS` times with both seats playing greedy's decision
 but a random one with the chance `WANDER` at each ("playouts", the candidates in the
 same playouts: graded, where one greedy playout would tell 1 or 0). That estimate is
