@@ -1038,9 +1038,7 @@ HAND_OF, DRAWN_BY, PILE = -1, -5, -9  # -1 - seat: that seat's hidden hand, and 
 
 
 @njit(cache=True)
-def sample_deck(
-    members, group_ends, option_starts, splits, nexts, cumulative, wanted, extra, template, rng
-):
+def sample_deck(sampling, rng):
     """A deck order that the seat cannot tell from the real one, the hidden cards
     dealt uniformly at random among the consistent deals (`determinize.decks`).
 
@@ -1052,7 +1050,11 @@ def sample_deck(
     rest shuffled. Then each other seat's draws: in phase 1 its `wanted` count of the
     free cards, the rest being the draw pile; in phase 2 (`wanted` all -1) its hand's
     hidden cards and its `extra` cards (counts per card index) in random order. The
-    `template` places the hidden cards among the known ones."""
+    `template` places the hidden cards among the known ones: `sampling` holds these
+    arrays in this order (`determinize.Plan.sampling`)."""
+    members, group_ends, option_starts, splits, nexts, cumulative, wanted, extra, template = (
+        sampling
+    )
     cards = members.copy()
     players = wanted.shape[0]
     hands = np.zeros((players, 16), dtype=np.int64)
@@ -1124,70 +1126,21 @@ def sample_deck(
 
 
 @njit(cache=True)
-def world(
-    base,
-    first_leader,
-    history,
-    members,
-    group_ends,
-    option_starts,
-    splits,
-    nexts,
-    cumulative,
-    wanted,
-    extra,
-    template,
-    rng,
-):
+def world(base, first_leader, history, sampling, rng):
     """A game the seat cannot tell from the real one (`determinize.worlds`): a deck
     drawn by `sample_deck`, dealt and played through the public `history`."""
-    deck = sample_deck(
-        members, group_ends, option_starts, splits, nexts, cumulative, wanted, extra, template, rng
-    )
-    g = deal(base, deck, first_leader)
+    g = deal(base, sample_deck(sampling, rng), first_leader)
     replay(g, history)
     return g
 
 
 @njit(cache=True)
-def scores(
-    codes,
-    deals,
-    side,
-    worths,
-    base,
-    first_leader,
-    history,
-    members,
-    group_ends,
-    option_starts,
-    splits,
-    nexts,
-    cumulative,
-    wanted,
-    extra,
-    template,
-    rng,
-):
+def scores(codes, deals, side, worths, base, first_leader, history, sampling, rng):
     """`rollout` of each decision of `codes` in each of `deals` games drawn by `world`
     (the same games for every decision): an array of deals by codes."""
     out = np.empty((deals, len(codes)), dtype=np.float64)
     for d in range(deals):
-        g = world(
-            base,
-            first_leader,
-            history,
-            members,
-            group_ends,
-            option_starts,
-            splits,
-            nexts,
-            cumulative,
-            wanted,
-            extra,
-            template,
-            rng,
-        )
+        g = world(base, first_leader, history, sampling, rng)
         for i in range(len(codes)):
             out[d, i] = rollout(g, codes[i], side, worths)
     return out

@@ -57,7 +57,7 @@ def solve(
     """`endgame.solve`: the best decision for the acting seat, on `side`, with the
     game's value for that side under perfect play; None past `budget` positions or
     once `time_up()` says so."""
-    return _sliced(_solve, from_state(state), side, budget, time_up)
+    return _sliced(from_state(state), side, budget, time_up, against_greedy=False)
 
 
 def exploit(
@@ -65,11 +65,11 @@ def exploit(
 ) -> Solution | None:
     """`endgame.exploit`: the best decision against an opponent that plays greedy,
     with its outcome against greedy; None past `budget` positions or `time_up()`."""
-    return _sliced(_exploit, from_state(state), side, budget, time_up)
+    return _sliced(from_state(state), side, budget, time_up, against_greedy=True)
 
 
-def _sliced(search, game, side, budget, time_up) -> Solution | None:
-    """`search` of `game` within `budget` positions, in slices of `SLICE` while
+def _sliced(game, side, budget, time_up, against_greedy: bool) -> Solution | None:
+    """`_best_at` of `game` within `budget` positions, in slices of `SLICE` while
     `time_up` is given (each starting again from the root, the table kept)."""
     keys = np.zeros(1 << TABLE_BITS, dtype=np.uint64)
     lows, highs = np.empty(1 << TABLE_BITS), np.empty(1 << TABLE_BITS)
@@ -81,7 +81,7 @@ def _sliced(search, game, side, budget, time_up) -> Solution | None:
     while True:
         allowed = budget - searched
         counter[0], counter[1] = 0, min(allowed, SLICE if time_up else 2**62)
-        code, value = search(games, scratch, side, keys, lows, highs, counter)
+        code, value = _best_at(games, scratch, side, keys, lows, highs, counter, against_greedy)
         searched += int(counter[0])
         if value != OUT:
             return Solution(DECISIONS.get(code), value, searched)
@@ -207,14 +207,22 @@ def _store(keys, lows, highs, key, low, high) -> None:
 
 
 @njit(cache=True)
-def _solve(games, scratch, side, keys, lows, highs, counter):
-    """The best decision at games[0] and its value by alpha-beta (`endgame._best_at`
-    of `solve_game`'s `value`), or value OUT."""
+def _best_at(games, scratch, side, keys, lows, highs, counter, against_greedy):
+    """`endgame._best_at`: the best decision at games[0] and its value, or value OUT:
+    the root's decisions in `_ordered` order until one wins, each child's value by
+    `_exploit_value` if `against_greedy` (the table keeping exact values, as lows),
+    else by alpha-beta (`_solve_value`) within (the best so far, WIN)."""
+    work, stakes = np.empty(WORK_SIZE, dtype=np.int64), np.empty(10)
     best_code, best = -1, -1.0
     codes = scratch[0, :16]
     for i in range(_ordered(games[0], scratch[0])):
         _child(games, 0, codes[i])
-        score = _solve_value(games, scratch, side, max(best, LOSS), WIN, keys, lows, highs, counter)
+        if against_greedy:
+            score = _exploit_value(games, scratch, side, keys, lows, counter, work, stakes)
+        else:
+            score = _solve_value(
+                games, scratch, side, max(best, LOSS), WIN, keys, lows, highs, counter
+            )
         if score == OUT:
             return -1, OUT
         if score > best:
@@ -296,25 +304,6 @@ def _solve_value(games, scratch, side, alpha_in, beta_in, keys, lows, highs, cou
                     low = high = best[d]
                 _store(keys, lows, highs, key[d], low, high)
             known, value = True, best[d]
-
-
-@njit(cache=True)
-def _exploit(games, scratch, side, keys, lows, highs, counter):
-    """The best decision at games[0] and its value against greedy's replies
-    (`endgame.exploit`), or value OUT; the table keeps exact values (as lows)."""
-    work, stakes = np.empty(WORK_SIZE, dtype=np.int64), np.empty(10)
-    best_code, best = -1, -1.0
-    codes = scratch[0, :16]
-    for i in range(_ordered(games[0], scratch[0])):
-        _child(games, 0, codes[i])
-        score = _exploit_value(games, scratch, side, keys, lows, counter, work, stakes)
-        if score == OUT:
-            return -1, OUT
-        if score > best:
-            best_code, best = codes[i], score
-        if best == WIN:
-            break
-    return best_code, best
 
 
 @njit(cache=True)

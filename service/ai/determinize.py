@@ -102,7 +102,7 @@ def decks(observation: Observation, rng: random.Random):
     plan = Plan.of(observation)
     generator = compiled.generator(rng.getrandbits(64))
     while True:
-        deck = compiled.sample_deck(*plan.sampling, generator)
+        deck = compiled.sample_deck(plan.sampling, generator)
         yield plan.settings, [DECK_CARDS[index] for index in deck]
 
 
@@ -116,7 +116,7 @@ def worlds(observation: Observation, rng: random.Random):
     plan = Plan.of(observation)
     generator = compiled.generator(rng.getrandbits(64))
     while True:
-        yield compiled.world(plan.base, plan.first_leader, plan.history, *plan.sampling, generator)
+        yield compiled.world(plan.base, plan.first_leader, plan.history, plan.sampling, generator)
 
 
 class Plan(NamedTuple):
@@ -125,7 +125,7 @@ class Plan(NamedTuple):
     (`compiled.replay`)."""
 
     settings: Settings
-    sampling: tuple[np.ndarray, ...]  # sample_deck's arguments but the generator
+    sampling: tuple[np.ndarray, ...]  # what `compiled.sample_deck` reads, in its order
     base: np.ndarray  # the settings' game array (`compiled.settings_array`)
     history: np.ndarray  # the public decisions so far (`compiled.replay`)
 

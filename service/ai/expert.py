@@ -164,10 +164,9 @@ def _dealer(observation: Observation, rng: random.Random, side: int):
         worths = worths[:0]
 
     def scores(codes: list[int], deals: int) -> np.ndarray:
-        return compiled.scores(
-            np.array(codes, dtype=np.int64), deals, side, worths, plan.base,
-            plan.first_leader, plan.history, *plan.sampling, generator,
-        )  # fmt: skip
+        codes = np.array(codes, dtype=np.int64)
+        deal = (plan.base, plan.first_leader, plan.history, plan.sampling, generator)
+        return compiled.scores(codes, deals, side, worths, *deal)
 
     return scores
 
