@@ -6,8 +6,13 @@ deals those hidden cards at random, uniformly among the deals that agree with al
 seat knows: cards it saw, cards a Seer showed it, and factions a seat lacks because
 it did not follow them. The state is then built by replaying the game's public
 decisions from the deck order that deal implies, so the rules engine itself vouches
-for it, and `observe(sampled, seat)` equals the observation it came from. `games`
-replays them on the compact engine instead, for the expert's rollouts.
+for it, and `observe(sampled, seat)` equals the observation it came from. `worlds`
+replays them on the compiled engine instead, for the expert's rollouts.
+
+The deals are drawn by compiled code (`compiled.sample_deck`): a `Plan` reads the
+observation once (the hidden cards by group of the seats that may hold them, the tree
+of their consistent deals with each branch's share, the deck order as far as the seat
+knows it, the public decisions), and each deal then costs a few microseconds.
 
 Other seats' decisions are taken as uninformative (beyond the follow rule), as in
 any determinized search.

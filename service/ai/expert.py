@@ -179,12 +179,12 @@ def evaluate(
     played out by greedy at every seat in the same `budget` sampled deals (one with 2
     players in phase 2, where nothing is hidden). A pure function of its inputs: the
     deals come from `random.Random(seed)`."""
+    from . import compiled  # numba: only processes that search load it (see `compiled`)
+
     rng = random.Random(seed)
     side = observation.side
     if observation.players == 2 and observation.phase == 2:
         budget = 1
-    from . import compiled
-
     deals = worlds(observation, rng)
     totals = dict.fromkeys(observation.legal, 0.0)
     for _ in range(budget):
