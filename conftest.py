@@ -33,7 +33,7 @@ SINGLE, CLUSTER = "single", "cluster"
 def pytest_configure(config):
     config.addinivalue_line("markers", "single_redis: the test needs a single Redis")
     if not hasattr(config, "workerinput"):  # the session's first process
-        # numba compiles the expert's rollouts once (a minute or two; then its cache
+        # numba compiles the expert's rollouts once (about a minute; then its cache
         # beside them answers in a second), before the test processes load them.
         from service import ai
 

@@ -81,13 +81,13 @@ def keep_alive(queues: games.Jobs, name: str, stop: threading.Event) -> None:
 def load_the_expert() -> None:
     """Load the expert's compiled rollouts once, before the work horses fork (numba
     compiles them at the first start, then loads them from its cache), and say so:
-    the first start waits a minute or two here."""
+    the first start waits about a minute here."""
     print("claim worker: loading the expert's compiled rollouts", file=sys.stderr, flush=True)
     start = time.monotonic()
     ai.warm()
     print(
         f"claim worker: the expert's rollouts ready in {time.monotonic() - start:.1f} s"
-        " (a first start compiles them: a minute or two)",
+        " (a first start compiles them: about a minute)",
         file=sys.stderr,
         flush=True,
     )

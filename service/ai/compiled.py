@@ -20,7 +20,7 @@ decision; tests/ai/test_compiled.py the conformance games, rollouts and deals.
 Everything here is pure: the random deals come from a generator seeded by the caller.
 
 numba takes a second and 70 MB to load, and compiles these functions on their first
-call (a minute or two; then it loads them from its cache beside this file in about a
+call (about a minute; then it loads them from its cache beside this file in about a
 second): the modules that use them import this one when they first search, so that a
 process that never searches (the API's) never loads it, and `claim worker` loads it
 before it forks its work horses (`expert.warm`).
