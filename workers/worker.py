@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import pathlib
 import sys
 import threading
 import time
@@ -78,19 +79,32 @@ def keep_alive(queues: games.Jobs, name: str, stop: threading.Event) -> None:
             return
 
 
-def load_the_expert() -> None:
+def load_the_expert() -> bool:
     """Load the expert's compiled rollouts once, before the work horses fork (numba
     compiles them at the first start, then loads them from its cache), and say so:
-    the first start waits about a minute here."""
+    the first start waits about a minute here. False, said, when numba has nowhere
+    to keep its cache."""
     print("claim worker: loading the expert's compiled rollouts", file=sys.stderr, flush=True)
     start = time.monotonic()
-    ai.warm()
+    try:
+        ai.warm()
+    except RuntimeError as error:
+        if "cannot cache function" not in str(error):
+            raise
+        print(
+            f"claim worker: numba has no directory to cache the expert's compiled rollouts"
+            f" in ({error}): let this user write in {pathlib.Path(ai.__file__).parent}"
+            "/__pycache__, or set NUMBA_CACHE_DIR to a directory it may write",
+            file=sys.stderr,
+        )
+        return False
     print(
         f"claim worker: the expert's rollouts ready in {time.monotonic() - start:.1f} s"
         " (a first start compiles them: about a minute)",
         file=sys.stderr,
         flush=True,
     )
+    return True
 
 
 def run(config: Config, burst: bool = False) -> int:
@@ -105,7 +119,8 @@ def run(config: Config, burst: bool = False) -> int:
         print(f"claim worker: no Redis ({where}): {error}", file=sys.stderr)
         return 1
     jobs.use(claim)  # the work horses, forked from this process, use it
-    load_the_expert()  # ... and the expert's compiled rollouts
+    if not load_the_expert():  # ... and the expert's compiled rollouts
+        return 1
     # RQ's scheduler and work horses are forked from here: they end when this does.
     os.register_at_fork(after_in_child=ending_with_this_process())
     worker = Worker(claim.jobs.queues, connection=claim.jobs.connection)

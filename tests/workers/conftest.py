@@ -56,11 +56,12 @@ def start_worker(config, tmp_path):
     them when the test failed)."""
     processes = []
 
-    def start(*options: str) -> subprocess.Popen:
+    def start(*options: str, **environment: str) -> subprocess.Popen:
         env = child_environment(
             REDIS_URL=config.redis_url,
             CLAIM_PREFIX=config.prefix,
             CLAIM_ARCHIVE_URL=config.archive_url,
+            **environment,
         )
         if config.queue_url:
             env["CLAIM_QUEUE_URL"] = config.queue_url

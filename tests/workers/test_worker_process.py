@@ -73,6 +73,24 @@ def test_a_person_plays_a_whole_game_against_ais(
     assert log.index("the expert's rollouts ready in", loading) < log.index("started with PID")
 
 
+def test_a_worker_whose_compiled_rollouts_have_no_cache_says_so(start_worker, tmp_path):
+    """Where numba can write its cache nowhere (here: only NUMBA_CACHE_DIR may hold it,
+    and it lies under a file), the worker says what to do and exits 1, starting no
+    work."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    worker = start_worker(
+        NUMBA_CACHE_DIR=str(blocker / "numba"),
+        NUMBA_CACHE_LOCATOR_CLASSES="UserProvidedCacheLocator",
+    )
+    assert worker.wait(timeout=GIVE_UP) == 1
+    log = (tmp_path / "worker-0.log").read_text()
+    assert "numba has no directory to cache the expert's compiled rollouts" in log
+    assert "set NUMBA_CACHE_DIR to a directory it may write" in log
+    assert "Traceback" not in log
+    assert "started with PID" not in log
+
+
 def test_the_same_ai_job_run_twice_gives_one_move_per_turn(claim, store, start_worker):
     game = new_game(store, players=3)
     for _ in range(2):  # two jobs of one turn
