@@ -92,7 +92,7 @@ def load_the_expert() -> bool:
         if "cannot cache function" not in str(error):
             raise
         print(
-            f"claim worker: numba has no directory to cache the expert's compiled rollouts"
+            "claim worker: numba has no directory to cache the expert's compiled rollouts"
             f" in ({error}): let this user write in {pathlib.Path(ai.__file__).parent}"
             "/__pycache__, or set NUMBA_CACHE_DIR to a directory it may write",
             file=sys.stderr,
