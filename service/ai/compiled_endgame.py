@@ -321,10 +321,11 @@ def _exploit_value(games, scratch, side, keys, values, counter, work, stakes) ->
         while g[TO_ACT] != NOBODY and g[TO_ACT] != side:
             apply(g, _decide(g, work, stakes))
         known, value = False, 0.0
+        decided = _decided(g) if g[TO_ACT] != NOBODY and g[TRICK_COUNT] == 0 else -1
         if g[TO_ACT] == NOBODY:
             known, value = True, _outcome(g, side)
-        elif g[TRICK_COUNT] == 0 and _decided(g) >= 0:
-            known, value = True, WIN if _decided(g) == side else LOSS
+        elif decided >= 0:
+            known, value = True, WIN if decided == side else LOSS
         else:
             counter[0] += 1
             if counter[0] > counter[1]:
