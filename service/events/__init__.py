@@ -123,7 +123,7 @@ from .sign_ins import SignIns
 from .store import GAME_ID, Appended, GameStore, utc_now
 from .timers import Timers
 from .watch_leases import WatchLease, WatchLeases
-from .watchers import Heard, NewsWaiter, Waiter, Watchers
+from .watchers import Heard, KeyWatch, NewsWaiter, Waiter, Watchers
 
 __all__ = [
     "ABORTED",
@@ -181,6 +181,7 @@ __all__ = [
     "Heard",
     "InvalidEvent",
     "KeyHolder",
+    "KeyWatch",
     "Lobby",
     "LobbyFilter",
     "LobbyPage",

@@ -37,7 +37,7 @@ import redis
 
 from .connection import redis_errors
 from .errors import UnknownDevice, UnknownPlayer
-from .store import utc_now
+from .store import KEY_REVOKED, changes_channel, utc_now
 
 
 def digest(secret: str) -> str:
@@ -331,6 +331,7 @@ class PlayerStore:
                 raise UnknownDevice(device_id)
             self._redis.hdel(self._key(player_id), field, f"device:{device_id}")  # the switch
             self._redis.hdel(self._keys, hashed)
+            self._revoked(_text(hashed))
 
     def rotate_key(self, player_id: str, device_id: str, key: str) -> str:
         """A new key for the device whose key `key` is; `key` opens nothing any more.
@@ -342,9 +343,16 @@ class PlayerStore:
             switch = [_key_field(device_id), old, digest(new)]
             switched = self._switch_key(keys=[self._key(player_id)], args=switch)
             self._redis.hdel(self._keys, old if switched else digest(new))
+            if switched:
+                self._revoked(old)
         if not switched:
             raise UnknownDevice(device_id)
         return new
+
+    def _revoked(self, hashed: str) -> None:
+        """Tell every process that the key of digest `hashed` opens nothing any more:
+        the streams it opened end (`watchers.py`)."""
+        self._redis.publish(changes_channel(self._prefix), f"{KEY_REVOKED} {hashed}")
 
     def log_delivery(self, player_id: str, delivery: Delivery) -> None:
         """Add an attempt to the player's delivery log, dropping the oldest beyond

@@ -15,8 +15,10 @@ writes nothing and answers the first result. Having written, it publishes
 `<game id> <version>` on the channel `<prefix>:changes` (`watchers.py` listens);
 `announce` publishes `<game id> <version> again` there when what a game's view shows
 changed beside its events (a rematch, its ratings), the lobby `lobby` when its
-listings changed (`lobby.py`), and `announce_player` `player <id>` when something of a
-player's changed beside their games' versions (for the player's streams).
+listings changed (`lobby.py`), `announce_player` `player <id>` when something of a
+player's changed beside their games' versions (for the player's streams), and the
+players' store `revoked <key digest>` when a key was rotated or its device removed (the
+streams it opened end).
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ LOBBY_CHANGED = "lobby"
 # Before a player's id on the channel of changes: something of theirs changed beside their
 # games' versions (a challenge, a game joined, a rematch offered).
 PLAYER_CHANGED = "player"
+# Before a key's digest on the channel of changes: the key opens nothing any more.
+KEY_REVOKED = "revoked"
 
 # KEYS: stream, ids.  ARGV: expected version, "1" if the game must exist, the channel
 # of changes, the game id, then five values per event: id, type, schema version, time,

@@ -13,6 +13,11 @@ The waiters of one game share what they load: the game at each recent version is
 folded once per process, however many watch it (`Waiter.game`). A waiter of several
 games and the lobby (`NewsWaiter`, for `/changes`) loads nothing: it is told which
 games were announced, at which version, and whether the lobby changed.
+
+A stream opened with a player's key watches the key too (`watching_key`): once the key
+is revoked (rotated, or its device removed), the listener hears it and the stream
+ends; when the subscription was lost meanwhile, the stream is told to look whether
+its key still opens it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -29,7 +34,7 @@ import redis
 from .connection import FAILURES, relearn
 from .errors import UnknownVersion
 from .fold import Game, fold
-from .store import AGAIN, LOBBY_CHANGED, PLAYER_CHANGED, GameStore, changes_channel
+from .store import AGAIN, KEY_REVOKED, LOBBY_CHANGED, PLAYER_CHANGED, GameStore, changes_channel
 
 log = logging.getLogger(__name__)
 KEEP = 16  # recent versions of a watched game kept folded
@@ -188,6 +193,25 @@ class NewsWaiter:
         self._woken.set()
 
 
+class KeyWatch:
+    """Whether the key a stream was opened with has been revoked, as the listener
+    heard it: `revoked`, or `doubtful` when the subscription was lost meanwhile (look
+    whether the key still opens anything). Told, it wakes the stream."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        self.revoked = False
+        self.doubtful = True  # until looked at once registered: nothing is missed
+
+    def revoke(self) -> None:
+        self.revoked = True
+        self._wake()
+
+    def doubt(self) -> None:
+        self.doubtful = True
+        self._wake()
+
+
 class Watchers:
     """The waiters of this process, by game and of the lobby, and the subscription
     that wakes them."""
@@ -199,6 +223,7 @@ class Watchers:
         self._games: dict[str, _Watched] = {}
         self._lobby: set[NewsWaiter] = set()
         self._players: dict[str, set[NewsWaiter]] = {}
+        self._keys: dict[str, set[KeyWatch]] = {}  # by the digest of the key
         self._lock = threading.Lock()
         self._listening_in: int | None = None  # the process whose listener runs
         self._subscribed = threading.Event()
@@ -255,6 +280,23 @@ class Watchers:
                 waiters.discard(waiter)
                 if not waiters:
                     self._players.pop(player_id, None)
+
+    @contextmanager
+    def watching_key(self, hashed: str, wake: Callable[[], None]) -> Iterator[KeyWatch]:
+        """A watch of the key of digest `hashed` for the block: `wake()` once it is
+        revoked (or may have been)."""
+        self._listen()
+        watch = KeyWatch(wake)
+        with self._lock:
+            self._keys.setdefault(hashed, set()).add(watch)
+        try:
+            yield watch
+        finally:
+            with self._lock:
+                watches = self._keys.get(hashed, set())
+                watches.discard(watch)
+                if not watches:
+                    self._keys.pop(hashed, None)
 
     def watch_games(self, waiter: NewsWaiter, game_ids: Collection[str]) -> None:
         """Add the games `game_ids` to what a player's `waiter` watches (then look at
@@ -336,6 +378,10 @@ class Watchers:
                 for waiter in self._players.get(text.partition(" ")[2], ()):
                     waiter.tell_player()
                 return
+            if text.startswith(f"{KEY_REVOKED} "):
+                for watch in self._keys.get(text.partition(" ")[2], ()):
+                    watch.revoke()
+                return
             game_id, version, *again = text.split(" ")
             watched = self._games.get(game_id)
             if watched is None:
@@ -357,3 +403,6 @@ class Watchers:
             for waiters in self._players.values():
                 for waiter in waiters:
                     waiter.tell_player()
+            for watches in self._keys.values():
+                for watch in watches:
+                    watch.doubt()

@@ -54,16 +54,21 @@ def seat_of(claim: Claim, game: Game, token: str | None) -> int | None:
     who joined the seat), or None."""
     if token is None:
         return None
-    hashed = digest(token)
-    seat = None
-    for number, candidate in enumerate(game.seats):
-        # Compare with every seat, so that the time taken says nothing about which.
-        if candidate.token_hash is not None and hmac.compare_digest(hashed, candidate.token_hash):
-            seat = number
+    seat = token_seat(game, token)
     if seat is None and any(candidate.player for candidate in game.seats):
         holder = player_of(claim, token)
         if holder is not None:
             seat = next((n for n, s in enumerate(game.seats) if s.player == holder.id), None)
+    return seat
+
+
+def token_seat(game: Game, token: str) -> int | None:
+    """The seat of `game` whose seat token `token` is, or None (a player key, say)."""
+    hashed, seat = digest(token), None
+    for number, candidate in enumerate(game.seats):
+        # Compare with every seat, so that the time taken says nothing about which.
+        if candidate.token_hash is not None and hmac.compare_digest(hashed, candidate.token_hash):
+            seat = number
     return seat
 
 

@@ -6,7 +6,8 @@ Long-polls and streams wait on the process's watchers (`service.events.watchers`
 while idle they cost no Redis connection and no thread of their own. Each holds a
 lease on its client address while it is open, and an address holds at most
 `Config.watch_cap` of them (`TooManyWatches`); each ends as soon as its `Connection`
-tells that its client left, giving its lease back.
+tells that its client left, giving its lease back. One opened with a player's key
+ends too once that key is revoked (`revocable`): rotated, or its device removed.
 
 A long-poll answers a version above `after`: a finished game's rematch or ratings,
 which come after its last version, change what its view shows (and its ETag) but not
@@ -23,11 +24,11 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from service.events import Game, Heard, RatingChange, StoreError, WatchLease
+from service.events import Game, Heard, KeyWatch, RatingChange, StoreError, WatchLease, digest
 
-from .access import me, seat_opened, seat_or_public
+from .access import me, seat_opened, seat_or_public, token_seat
 from .claim import Claim
-from .errors import TooManyWatches, use_case
+from .errors import TooManyWatches, Unauthorized, use_case
 from .inbox import rematch_of
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,51 @@ class Staying:
 STAYING = Staying()
 
 
+class KeyHeld:
+    """The connection of a stream opened with a player's key: its client has left too
+    once the key is revoked (rotated, or its device removed), as the process's watchers
+    hear it."""
+
+    def __init__(self, claim: Claim, connection: Connection, key: str):
+        self._claim = claim
+        self._connection = connection
+        self._key = key
+        self._watch: KeyWatch | None = None
+
+    @property
+    def revoked(self) -> bool:
+        """Whether the key was revoked since `on_leaving` began (looked up once when
+        the watchers may have missed it)."""
+        watch = self._watch
+        if watch is not None and watch.doubtful:
+            watch.doubtful = False
+            watch.revoked = watch.revoked or self._claim.players.holder(self._key) is None
+        return watch is not None and watch.revoked
+
+    @property
+    def left(self) -> bool:
+        return self._connection.left or self.revoked
+
+    @contextmanager
+    def on_leaving(self, wake: Callable[[], None]) -> Iterator[None]:
+        watchers = self._claim.watchers
+        with (
+            self._connection.on_leaving(wake),
+            watchers.watching_key(digest(self._key), wake) as self._watch,
+        ):
+            yield
+
+
+def revocable(
+    claim: Claim, connection: Connection, token: str | None, game: Game | None = None
+) -> Connection:
+    """`connection`, ending once `token` is revoked if it is a player's key: not one of
+    `game`'s seat tokens (which nothing revokes)."""
+    if token is None or (game is not None and token_seat(game, token) is not None):
+        return connection
+    return KeyHeld(claim, connection, token)
+
+
 @dataclass(frozen=True, slots=True)
 class Seen:
     """A game as one caller sees it: its seat (None: the public), its rematch, and
@@ -91,6 +137,7 @@ def look(
     game = claim.store.load(game_id)
     seat = seat_or_public(claim, game, token)
     if after is not None and game.version <= after and wait > 0:
+        connection = revocable(claim, connection, token, game)
         lease = _take_lease(claim, address)
         try:
             with claim.watchers.watching(game_id) as waiter, connection.on_leaving(waiter.wake):
@@ -105,6 +152,8 @@ def look(
                         game = waiter.game()
         finally:
             _give_back(claim, lease)
+        if isinstance(connection, KeyHeld) and connection.revoked:
+            raise Unauthorized("this key was revoked while waiting: rotated or its device removed")
     if game.ending is None:
         return Seen(game, seat, None)
     ratings = claim.ratings.changes(game.id) if game.creation.rated else None
@@ -151,6 +200,7 @@ def watch(
     taken, before the first update is asked for."""
     game = claim.store.load(game_id)
     seat = seat_or_public(claim, game, token)
+    connection = revocable(claim, connection, token, game)
     lease = _take_lease(claim, address)  # given back when the updates end
     return _updates(claim, game_id, seat, lease, resume_after, seconds, keepalive, connection)
 
@@ -215,10 +265,11 @@ def watch_changes(
     lobby at most once in `lobby_every` seconds (a change meanwhile told at their end),
     and a `KEEP_ALIVE` after each `keepalive` seconds without news. A game that does
     not exist is told once it does. Versions are public: `token`, if any, must be a
-    player's key (Unauthorized otherwise). The address's lease is taken before the
-    first news is asked for."""
+    player's key (Unauthorized otherwise), and the news ends once it is revoked. The
+    address's lease is taken before the first news is asked for."""
     if token is not None:
         me(claim, token)
+    connection = revocable(claim, connection, token)
     lease = _take_lease(claim, address)  # given back when the news ends
     return _news(claim, game_ids, lobby, lease, seconds, keepalive, lobby_every, connection)
 

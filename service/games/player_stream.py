@@ -28,7 +28,7 @@ from .challenges import challenge_body, shown
 from .claim import Claim
 from .errors import TooManyStreams, use_case
 from .inbox import ending_body, rematch_of
-from .live import STAYING, Connection, _give_back, _take_lease
+from .live import STAYING, Connection, _give_back, _take_lease, revocable
 from .ratings import rating_change
 
 log = logging.getLogger(__name__)
@@ -68,10 +68,10 @@ def player_stream(
     connection: Connection = STAYING,
 ) -> Iterator[PlayerEvent]:
     """The stream of the player whose key this is (see the module), until `seconds`
-    pass or the client of `connection` left; a `keepalive` event after each
-    `keepalive` seconds without one. The player holds at most
-    `Config.player_streams` at once (TooManyStreams), and the address a lease as
-    for any stream; both are taken before the first event is asked for."""
+    pass, the client of `connection` left or the key is revoked (its place freed at
+    once); a `keepalive` event after each `keepalive` seconds without one. The player
+    holds at most `Config.player_streams` at once (TooManyStreams), and the address a
+    lease as for any stream; both are taken before the first event is asked for."""
     player_id = me(claim, key).id
     slot = claim.watch_leases.take(f"player:{player_id}", claim.config.player_streams)
     if slot is None:
@@ -82,6 +82,7 @@ def player_stream(
         _give_back(claim, slot)
         raise
     stream = _Stream(claim, player_id)
+    connection = revocable(claim, connection, key)
     return stream.events(resume, seconds, keepalive, connection, (slot, lease))
 
 

@@ -6,12 +6,23 @@ A listener may wake a waiter with news of a version the waiter has seen already 
 creation of a game, heard late): waiters look and find nothing newer. The tests let
 such news pass first (`_quiet`)."""
 
+import threading
 import time
 
 import pytest
 import redis
 
-from service.events import GameStore, Heard, Lobby, NewsWaiter, SeatJoined, Watchers
+from service.events import (
+    FIRST_DEVICE,
+    GameStore,
+    Heard,
+    Lobby,
+    NewsWaiter,
+    PlayerStore,
+    SeatJoined,
+    Watchers,
+    digest,
+)
 from tests.events.factories import TOKEN_HASH, RoundTrips, a_move, new_game, play, then
 
 READY = 10  # seconds for the listener to subscribe, or a waiter to be woken
@@ -224,3 +235,29 @@ def test_a_players_waiter_is_told_of_the_player_and_of_the_games_added_to_it(wat
         assert watchers.count() == 1
     assert watchers.count() == 0
     store.announce_player("ann")  # nobody watches: nothing kept
+
+
+def test_a_key_watch_is_told_when_its_key_is_revoked_and_only_its_own(watchers, client, prefix):
+    players = PlayerStore(client, prefix)
+    ann, first = players.register("Ann")
+    phone, second = players.add_device(ann.id, "phone")
+    woken = {"first": threading.Event(), "second": threading.Event()}
+    with (
+        watchers.watching_key(digest(first), woken["first"].set) as firsts,
+        watchers.watching_key(digest(second), woken["second"].set) as seconds,
+    ):
+        players.remove_device(ann.id, phone.id)
+        assert woken["second"].wait(READY) and seconds.revoked
+        assert not woken["first"].wait(0.3) and not firsts.revoked
+        players.rotate_key(ann.id, FIRST_DEVICE, first)
+        assert woken["first"].wait(READY) and firsts.revoked
+
+
+def test_a_lost_subscription_makes_a_key_watch_doubtful(watchers, client, prefix):
+    woken = threading.Event()
+    with watchers.watching_key("digest of a key", woken.set) as watch:
+        watch.doubtful = False  # looked at once registered, as a stream does
+        server, lost = _listener(client, prefix)
+        server.client_kill_filter(_id=lost)
+        assert woken.wait(READY)
+        assert watch.doubtful and not watch.revoked  # a revocation may have been missed: look
