@@ -25,6 +25,8 @@ from service.runtime.local_cluster import LocalCluster
 from service.runtime.processes import ending_with_this_process
 from tests.rq_keys import delete_rq_keys
 
+pytest_plugins = ["tests.ending"]  # nothing a test starts outlives the test run
+
 TESTS = Path(__file__).parent / "tests"
 ON_CLUSTER = ("events", "games", "api", "workers")  # directories of TESTS
 SINGLE, CLUSTER = "single", "cluster"

@@ -34,7 +34,7 @@ def end_with_parent(parent: int) -> None:
     has ended already (before this could ask). Elsewhere than on Linux: nothing."""
     if not sys.platform.startswith("linux"):
         return
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    _libc().prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     if os.getppid() != parent:
         os.kill(os.getpid(), signal.SIGTERM)
 
@@ -42,7 +42,13 @@ def end_with_parent(parent: int) -> None:
 def ending_with_this_process() -> Callable[[], None]:
     """For `subprocess.Popen(preexec_fn=...)`, or `os.register_at_fork`: the child ends
     with the process that starts it."""
+    _libc()  # loaded here: the child, forked from a process with threads, loads nothing
     return functools.partial(end_with_parent, os.getpid())
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def end_surely_with_parent(grace: float) -> None:
@@ -69,7 +75,7 @@ def _asked_to_end_with_parent() -> bool:
     if not sys.platform.startswith("linux"):
         return False
     asked = ctypes.c_int(0)
-    ctypes.CDLL(None, use_errno=True).prctl(PR_GET_PDEATHSIG, ctypes.byref(asked))
+    _libc().prctl(PR_GET_PDEATHSIG, ctypes.byref(asked))
     return asked.value != 0
 
 
@@ -81,7 +87,7 @@ def adopt_orphans() -> None:
     that they are reaped here (`reap_orphans`) rather than left as zombies to an init
     that may not reap them."""
     if sys.platform.startswith("linux"):
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1)
+        _libc().prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def reap_orphans(children: Collection[int]) -> None:
