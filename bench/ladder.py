@@ -4,7 +4,7 @@
     .venv/bin/python bench/ladder.py --players 3 --pairing expert:greedy --games 150
     .venv/bin/python bench/ladder.py --pairing expert:greedy --expert-seconds 0.2
     .venv/bin/python bench/ladder.py --players 4 --pairing expert+greedy:greedy --games 100
-    .venv/bin/python bench/ladder.py --pairing expert:released --games 300 --expert-seconds 0.2
+    .venv/bin/python bench/ladder.py --baseline 2bdc64e --games 300 --expert-seconds 0.2
 
 A pairing `a:b` seats one `a` (the first side with 4 players: seats 0 and 2) against
 `b` in every other seat; with 4 players `a+c:b` seats a team of `a` and `c` against a
@@ -21,8 +21,12 @@ differ only in how they play phase 2 (with 2 players, where nothing is hidden).
 
 `--expert-seconds` counts the process's CPU time (`--clock cpu`, the default), so that
 a loaded machine slows the games but does not change the work an expert does in a
-decision; `--clock wall` counts the monotonic clock, as `claim worker` does. The level
-`released` is the expert as released before issue 31, frozen in bench/released/.
+decision; `--clock wall` counts the monotonic clock, as `claim worker` does.
+
+`--baseline REF` adds the level `baseline`: the expert of the git revision REF, in a
+worktree of its own and a process of its own (bench/baseline.py), its time counted in
+that process's CPU; the pairing defaults to `expert:baseline`. (2bdc64e is the expert
+as released before issue 31.)
 """
 
 from __future__ import annotations
@@ -36,11 +40,12 @@ import time
 from collections import defaultdict
 from multiprocessing import Pool
 
-import released
+from baseline import Baseline, checkout
 from tqdm import tqdm
 
 from service.ai import Budget, Expert, warm
 from service.domain import (
+    Decision,
     Settings,
     apply,
     new_game,
@@ -52,11 +57,16 @@ from service.domain import (
 )
 from service.games.turns import PLAYERS
 
-# The service's levels, and the expert as released before issue 31 (bench/released/).
-LEVELS_PLAYING = {**PLAYERS, "released": released.Expert()}
-LEVELS = tuple(LEVELS_PLAYING)
-EXPERTS = (Expert, released.Expert)
+BASELINE = "baseline"  # the level of the expert of another revision (`--baseline`)
+LEVELS = (*PLAYERS, BASELINE)
 CLOCKS = {"cpu": time.process_time, "wall": time.monotonic}
+_baseline: Baseline | None = None  # this process's, when a pairing has the level
+
+
+def use_baseline(tree) -> None:
+    """In each process of the pool: the baseline's expert is the one of `tree`."""
+    global _baseline
+    _baseline = None if tree is None else Baseline(tree)
 
 
 def play_deal(task: tuple) -> tuple[str, list[float], dict]:
@@ -73,20 +83,32 @@ def play_deal(task: tuple) -> tuple[str, list[float], dict]:
             rival if side_of(players, s) != hero_side else hero if s < 2 else partner
             for s in range(players)
         ]
-        players_ = [LEVELS_PLAYING[level] for level in levels]
-        rngs = [random.Random(f"{seed}:{players}:{deal}:{rotation}:{s}") for s in range(players)]
+        names = [f"{seed}:{players}:{deal}:{rotation}:{s}" for s in range(players)]
+        rngs = [random.Random(name) for name in names]
+        factions = [faction.value for faction in settings.factions]
+        game = {"players": players, "factions": factions, "leader": settings.first_leader}
+        game |= {"deck": [str(card) for card in deck], "decisions": []}
         state = new_game(settings, deck)
         while state.to_act is not None:
             seat = state.to_act
             view = observe(state, seat)
             if from_phase2 and state.phase == 1:
-                state = apply(state, LEVELS_PLAYING["greedy"](view, rngs[seat]), seat)
-                continue
-            start, cpu = time.perf_counter(), time.process_time()
-            decision = decide(players_[seat], view, rngs[seat], expert_seconds, CLOCKS[clock])
-            if len(view.legal) > 1:
-                seconds[levels[seat]].append(time.perf_counter() - start)
-                seconds[levels[seat] + " cpu"].append(time.process_time() - cpu)
+                decision = PLAYERS["greedy"](view, rngs[seat])
+            else:
+                start, cpu = time.perf_counter(), time.process_time()
+                if levels[seat] == BASELINE:
+                    text, cpu_taken = _baseline.decide(
+                        game, seat, names[seat], expert_seconds, clock
+                    )
+                    decision = Decision.parse(text)
+                else:
+                    player = PLAYERS[levels[seat]]
+                    decision = decide(player, view, rngs[seat], expert_seconds, CLOCKS[clock])
+                    cpu_taken = time.process_time() - cpu
+                if len(view.legal) > 1:
+                    seconds[levels[seat]].append(time.perf_counter() - start)
+                    seconds[levels[seat] + " cpu"].append(cpu_taken)
+            game["decisions"].append((seat, str(decision)))
             state = apply(state, decision, seat)
         winner = result(state).winner
         scores.append(0.5 if winner is None else float(winner == hero_side))
@@ -105,7 +127,7 @@ def decide(player, view, rng, expert_seconds: float | None, clock):
     """`player`'s decision; an expert's within `expert_seconds` (None: its fixed work
     budget) on `clock`: this process's CPU time, so that the load of the machine does
     not change the work done, or its monotonic clock, as `claim worker` gives it."""
-    if isinstance(player, EXPERTS) and expert_seconds is not None:
+    if isinstance(player, Expert) and expert_seconds is not None:
         return player(view, rng, Budget(expert_seconds, clock))
     return player(view, rng)
 
@@ -153,13 +175,21 @@ def main() -> None:
         action="store_true",
         help="greedy plays every seat's phase 1, the levels phase 2 only",
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="REF",
+        help="the level `baseline`: the expert of this git revision (default pairing:"
+        " expert:baseline)",
+    )
     args = parser.parse_args()
-    pairings = [p.split(":") for p in args.pairing or ["greedy:random"]]
+    default = "expert:baseline" if args.baseline else "greedy:random"
+    pairings = [p.split(":") for p in args.pairing or [default]]
+    levels = LEVELS if args.baseline else tuple(PLAYERS)
     for pair in pairings:
         team = pair[0].split("+") if args.players == 4 else pair[:1]
-        if len(pair) != 2 or len(team) > 2 or not {*team, pair[1]} <= set(LEVELS):
+        if len(pair) != 2 or len(team) > 2 or not {*team, pair[1]} <= set(levels):
             parser.error(
-                f"a pairing is two of {', '.join(LEVELS)} joined by ':'"
+                f"a pairing is two of {', '.join(levels)} joined by ':'"
                 " (with 4 players, the first may be a team: a+b)"
             )
     rotations = 2 if args.players == 4 else args.players
@@ -171,7 +201,11 @@ def main() -> None:
     ]
     scores, seconds = defaultdict(list), defaultdict(list)
     warm()  # the compiled rollouts, loaded before the processes fork: not in their times
-    with Pool(args.processes) as pool:
+    tree = None
+    if args.baseline:
+        tree = checkout(args.baseline)
+        Baseline(tree).warm()
+    with Pool(args.processes, initializer=use_baseline, initargs=(tree,)) as pool:
         bar = tqdm(total=len(tasks) * rotations, unit="game", file=sys.stderr)
         for pairing, deal_scores, deal_seconds in pool.imap_unordered(play_deal, tasks):
             scores[pairing] += deal_scores
@@ -184,6 +218,8 @@ def main() -> None:
     if args.expert_seconds is not None:
         budget = f"{args.expert_seconds} s ({args.clock} time)"
     print(f"{args.players} players, seed {args.seed}, expert's budget per decision: {budget}")
+    if tree is not None:
+        print(f"baseline: the expert of {args.baseline} ({tree.name[:12]})")
     if args.from_phase2:
         print("phase 1 played by greedy at every seat, phase 2 by the levels")
     print(f"{'pairing':<22} {'games':>6} {'a wins':>7}  95% interval")

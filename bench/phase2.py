@@ -21,13 +21,14 @@ import time
 from collections import Counter
 from multiprocessing import Pool
 
-from ladder import LEVELS, LEVELS_PLAYING, dealt, decide
+from ladder import dealt, decide
 from tqdm import tqdm
 
 from service.ai.compact_greedy import KnowingGame
 from service.ai.endgame import solve
 from service.ai.rollout import outcome, play_out
 from service.domain import apply, new_game, observe, result
+from service.games.turns import PLAYERS
 
 
 def play_deal(task: tuple) -> list[tuple]:
@@ -44,7 +45,7 @@ def play_deal(task: tuple) -> list[tuple]:
             if state.phase == 2 and solved is None and not state.trick:
                 solved, playout = _judged(state, hero, solve_seconds)
             seat = state.to_act
-            player = LEVELS_PLAYING[levels[seat]]
+            player = PLAYERS[levels[seat]]
             decision = decide(
                 player, observe(state, seat), rngs[seat], expert_seconds, time.process_time
             )
@@ -78,8 +79,8 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()
     a, _, b = args.pairing.partition(":")
-    if not {a, b} <= set(LEVELS):
-        parser.error(f"a pairing is two of {', '.join(LEVELS)} joined by ':'")
+    if not {a, b} <= set(PLAYERS):
+        parser.error(f"a pairing is two of {', '.join(PLAYERS)} joined by ':'")
     tasks = [
         (args.seed, a, b, deal, args.expert_seconds, args.solve_seconds)
         for deal in range(args.deals)
