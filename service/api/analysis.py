@@ -5,7 +5,6 @@ from __future__ import annotations
 from marshmallow import Schema, fields
 
 from service import games
-from service.ai.analysis import METHODS
 
 from .games import claim
 from .problems import Blueprint
@@ -44,7 +43,7 @@ class JudgedSchema(Schema):
     exact = fields.Boolean(metadata={"description": "solved exactly, not sampled"})
     method = fields.String(
         metadata={
-            "enum": list(METHODS),
+            "enum": list(games.ANALYSIS_METHODS),
             "description": "exact (a 2-player phase 2 solved), deals (the hidden cards dealt"
             " again 40 times), playouts (a 2-player phase 2 too big to solve: 40 playouts"
             " with random decisions among greedy's: a rough estimate, never marked)",

@@ -11,6 +11,7 @@ settings, the event store, the projections, the job queues and the clock.
     moved = games.move(claim, joined.game.id, joined.token, "play GO3", 3, "key-1")
 """
 
+from service.ai.analysis import METHODS as ANALYSIS_METHODS  # how the API says it
 from service.events import (
     AI,
     AI_LEVELS,
@@ -86,7 +87,7 @@ from .errors import (
 from .export import Verdict, export, public_keys, verify_export
 from .history import Audit, EventLog, LoggedEvent, Step, audit, event_log, replay
 from .inbox import ending_body
-from .jobs import Jobs
+from .jobs import Jobs, Notice
 from .live import (
     GAME,
     KEEP_ALIVE,
@@ -105,7 +106,6 @@ from .live import (
     watch,
     watch_changes,
 )
-from .notifications import Notice
 from .play import (
     PRESET_NAMES,
     RANDOM,
@@ -153,6 +153,7 @@ from .sign_in import SignedIn, ask_sign_in, by_email_here, send_sign_in, sign_in
 __all__ = [
     "AI",
     "AI_LEVELS",
+    "ANALYSIS_METHODS",
     "ARCHIVES",
     "BOT_FILTERS",
     "CHALLENGE_STATUSES",

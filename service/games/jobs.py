@@ -16,12 +16,14 @@ least once; the event store makes it count once (`ids.py`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 import redis
 from rq import Queue, Retry
 
 from service.config import DEFAULT_PREFIX
+
+from . import ids
 
 AI = "ai"
 WEBHOOKS = "webhooks"
@@ -57,8 +59,21 @@ def queue_name(name: str, key_prefix: str) -> str:
     return name if key_prefix == DEFAULT_PREFIX else f"{key_prefix}.{name}"
 
 
-if TYPE_CHECKING:
-    from .notifications import Notice
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What one player is told about one game at one version (a notification's job
+    carries it); `new_game_id` for a rematch."""
+
+    kind: str
+    game_id: str
+    version: int
+    player_id: str
+    new_game_id: str | None = None
+
+    @property
+    def delivery_id(self) -> str:
+        key = f"{self.version}/{self.kind}/{self.player_id}"
+        return str(ids.derived_id(self.game_id, ids.NOTICE, key))
 
 
 class Jobs:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import smtplib
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
@@ -33,9 +32,10 @@ from service.events import (
     UnknownPlayer,
 )
 
-from . import ids, mail, webhooks
+from . import mail, webhooks
 from .claim import Claim
 from .inbox import inbox_entry
+from .jobs import Notice
 from .ratings import rating_change
 
 log = logging.getLogger(__name__)
@@ -51,23 +51,6 @@ MOOT_WHEN_MOVED_ON = (YOUR_TURN, REMINDER)
 WEBHOOK = "webhook"
 EMAIL = "email"
 CHANNELS = (WEBHOOK, EMAIL)
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """What one player is told about one game at one version; `new_game_id` for a
-    rematch."""
-
-    kind: str
-    game_id: str
-    version: int
-    player_id: str
-    new_game_id: str | None = None
-
-    @property
-    def delivery_id(self) -> str:
-        key = f"{self.version}/{self.kind}/{self.player_id}"
-        return str(ids.derived_id(self.game_id, ids.NOTICE, key))
 
 
 class Undelivered(Exception):
