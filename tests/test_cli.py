@@ -1,9 +1,13 @@
-"""The `claim` command line: verify, simulate and rebuild."""
+"""The `claim` command line: verify, simulate, rebuild, archive, export and import, and
+verify-export."""
 
 import json
+import os
+import stat
 import subprocess
 import sys
 
+import orjson
 import pytest
 
 from service import games
@@ -134,7 +138,7 @@ def test_verify_export_checks_a_finished_game_with_the_keys_of_its_server(
     config = Config(prefix=prefix, data_dir=tmp_path / "data")
     claim = games.Claim.connect(config, client=redis_client, jobs=False)
     game = a_game(claim, kinds=("human", "human"))
-    moved(claim, game.id, joined(claim, game))
+    ended = moved(claim, game.id, joined(claim, game))
     key_file = tmp_path / "data" / "signing-key.pem"
     assert key_file.stat().st_mode & 0o077 == 0
     export = tmp_path / "game.jsonl"
@@ -142,7 +146,11 @@ def test_verify_export_checks_a_finished_game_with_the_keys_of_its_server(
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps({"keys": [key.listed() for key in games.public_keys(claim)]}))
     assert main(["verify-export", str(export), "--key", str(keys)]) == 0
-    assert capsys.readouterr().out.startswith("ok")
+    key_id = claim.signing_key.public.key_id
+    assert capsys.readouterr().out == (
+        f"ok: game {game.id}: {ended.version} events, chain, seal, deck and rules hold;"
+        f" sealed by key {key_id}, as {keys} lists it\n"
+    )
     lines = export.read_bytes().splitlines()
     lines[3] = lines[3].replace(b'"at":"2', b'"at":"1', 1)  # one byte of one event: its date
     export.write_bytes(b"\n".join(lines) + b"\n")
@@ -228,3 +236,98 @@ def test_a_stopped_deployments_data_directory_is_exported_and_imported_into(
     assert main(["import", str(backup)]) == 0
     assert "0 players and 0 games imported" in capsysbinary.readouterr().err.decode()
     assert not (tmp_path / "new" / "redis.sock").exists()  # stopped after
+
+
+def test_a_backup_to_a_file_is_its_owners_only_whatever_the_umask_and_names_its_key(
+    redis_url, prefix, tmp_path, monkeypatch, capsys
+):
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    games.register(claim, "Ann", email="ann@example.org")  # secrets a backup holds
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text("older")
+    backup.chmod(0o644)
+    umask = os.umask(0o022)
+    try:
+        assert main(["export", "--all", "-o", str(backup)]) == 0
+        fresh = tmp_path / "fresh.jsonl"
+        assert main(["export", "--all", "--output", str(fresh)]) == 0
+    finally:
+        os.umask(umask)
+    for written in (backup, fresh):
+        assert stat.S_IMODE(written.stat().st_mode) == 0o600
+        assert b"ann@example.org" in written.read_bytes()
+    told = capsys.readouterr().err
+    assert f"backup signed with key {claim.signing_key.public.key_id}" in told
+    claim.close()
+
+
+def test_a_backup_on_standard_output_made_a_file_is_its_owners_only(
+    redis_url, prefix, tmp_path, monkeypatch
+):
+    """`claim export --all > backup.jsonl`: the shell made the file 0644."""
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    backup = tmp_path / "backup.jsonl"
+    umask = os.umask(0o022)
+    try:
+        with open(backup, "w") as redirected:
+            monkeypatch.setattr(sys, "stdout", redirected)
+            assert stat.S_IMODE(backup.stat().st_mode) == 0o644
+            assert main(["export", "--all"]) == 0
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    assert b'"end"' in backup.read_bytes().splitlines()[-1]
+    claim.close()
+
+
+OTHER_KEY = "ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8="  # another deployment's
+
+
+def test_a_backup_of_another_deployment_is_imported_only_with_its_key_trusted(
+    redis_client, redis_url, prefix, tmp_path, monkeypatch, capsysbinary
+):
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    game = a_game(claim, kinds=("human", "human"))
+    moved(claim, game.id, joined(claim, game))
+    backup = tmp_path / "backup.jsonl"
+    assert main(["export", "--all", "-o", str(backup)]) == 0
+    capsysbinary.readouterr()
+    monkeypatch.setenv("CLAIM_SIGNING_KEY", OTHER_KEY)
+    elsewhere = a_deployment(monkeypatch, redis_url, f"{prefix}b", f"sqlite:///{tmp_path / 'b'}")
+    monkeypatch.setenv("CLAIM_SIGNING_KEY", OTHER_KEY)
+    key_id = claim.signing_key.public.key_id
+    assert main(["import", str(backup)]) == 1
+    told = capsysbinary.readouterr().err.decode()
+    assert f"sealed by key '{key_id}', which this deployment does not trust" in told
+    assert "nothing imported" in told and elsewhere.store.versions([game.id])[game.id] == 0
+    assert main(["import", "--trust", key_id, str(backup)]) == 2  # not one of its keys yet
+    assert "neither a file nor the id of a key" in capsysbinary.readouterr().err.decode()
+    key_file = tmp_path / "a-key.json"
+    key_file.write_bytes(orjson.dumps(claim.signing_key.public.listed()))
+    assert main(["import", "--trust", str(key_file), str(backup)]) == 0
+    told = capsysbinary.readouterr().err.decode()
+    assert f"signed by key {key_id} (trusted by --trust {key_file})" in told
+    assert "0 players and 1 games imported" in told
+    assert main(["import", "--trust", key_id, str(backup)]) == 0  # one of its keys now
+    assert f"signed by key {key_id} (trusted by --trust {key_id})" in (
+        capsysbinary.readouterr().err.decode()
+    )
+    for deployment in (claim, elsewhere):
+        deployment.close()
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}b:*"))
+
+
+def test_an_import_names_a_line_too_long_without_reading_it_whole(
+    redis_url, prefix, tmp_path, monkeypatch, capsysbinary
+):
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    backup = tmp_path / "backup.jsonl"
+    with open(backup, "wb") as file:
+        header = {"claim_backup": 1, "exported_at": "", "server_secret": "", "keys": []}
+        file.write(orjson.dumps(header) + b"\n")
+        file.truncate(1 << 30)  # a second line of a GiB of zeros, on no disk
+    assert main(["import", str(backup)]) == 1
+    told = capsysbinary.readouterr().err.decode()
+    assert f"{backup}:2: longer than 16 MiB; nothing imported" in told
+    assert "Traceback" not in told and claim.players.ids() == []
+    claim.close()
