@@ -174,7 +174,7 @@ def _replayable(name: str, data: dict) -> dict:
     if name == "SeatJoined":
         data |= {"token_hash": "0" * 64, "player": None}
     elif name == "SeatRegistered":
-        data["player"] = "private"
+        data |= {"player": "private", "player_salt": None}
     return data
 
 
