@@ -44,7 +44,7 @@ def verify(path: str) -> int:
 
 
 KEYS_DEADLINE = 10.0  # seconds for the whole answer of `verify-export --key URL`
-KEYS_LIMIT = 1 << 20  # bytes of a listing of keys: a key takes about 120
+KEYS_LIMIT = 1 << 20  # bytes of a listing of keys: a key takes about 120 bytes
 
 
 def verify_export(path: str, keys_from: str) -> int:
@@ -265,7 +265,7 @@ def export_all(config: Config, path: str | None) -> int:
             for line in tqdm(lines(claim), desc="export", unit="line", file=sys.stderr):
                 out.write(line)
     except OSError as error:
-        print(f"cannot write {path}: {error.strerror}", file=sys.stderr)
+        print(f"cannot write {path or 'the backup'}: {_words(error)}", file=sys.stderr)
         return 2
     finally:
         claim.close()
