@@ -43,36 +43,119 @@ def verify(path: str) -> int:
     return 1 if failed else 0
 
 
+KEYS_DEADLINE = 10.0  # seconds for the whole answer of `verify-export --key URL`
+KEYS_LIMIT = 1 << 20  # bytes of a listing of keys: a key takes about 120 bytes
+
+
 def verify_export(path: str, keys_from: str) -> int:
     """Check an export of `GET /games/{id}/export` with the public keys of `keys_from`
     (a file, or the URL of a server's `/.well-known/claim-keys`): 0 when the chain, the
     seal, the deck's commitment and every decision replayed hold; 1 naming the first
     bad line otherwise; 2 when a file or the keys cannot be read."""
-    import json
-    import urllib.request
-
-    from .events import PublicKey
     from .games import verify_export as check
+    from .games.export import LONGEST_EXPORT, LONGEST_LINE
+    from .games.lines import BadLine, read_lines
 
     try:
         if keys_from.startswith(("http://", "https://")):
-            with urllib.request.urlopen(keys_from, timeout=10) as answer:
-                listed = json.load(answer)
+            keys = _keys_in(_fetched(keys_from))
         else:
-            with open(keys_from, encoding="utf-8") as file:
-                listed = json.load(file)
-        keys = [PublicKey.parse(entry) for entry in listed["keys"]]
-        with open(path, "rb") as file:
-            lines = file.read().splitlines()
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        print(f"cannot read the export or the keys: {error}", file=sys.stderr)
+            keys = _keys_in(_read_capped(keys_from))
+    except (OSError, ValueError) as error:
+        print(f"cannot read the keys of {keys_from}: {_words(error)}", file=sys.stderr)
         return 2
-    verdict = check(lines, keys)
+    try:
+        with open(path, "rb") as file:
+            lines = read_lines(file, LONGEST_LINE, LONGEST_EXPORT)
+            # split at \r too, as the browser does (verify.js): the lines it numbers
+            verdict = check((part for line in lines for part in line.splitlines()), keys)
+    except OSError as error:
+        print(f"cannot read the export {path}: {_words(error)}", file=sys.stderr)
+        return 2
+    except BadLine as error:
+        print(f"{path}:{error.line}: {error}")
+        return 1
     if verdict.ok:
-        print(f"ok: {verdict.reason}")
+        print(f"ok: {verdict.reason}, as {keys_from} lists it")
         return 0
     print(f"{path}:{verdict.line}: {verdict.reason}")
     return 1
+
+
+def _keys_in(text: bytes) -> list:
+    """The public keys of a listing as `/.well-known/claim-keys` answers it, or of one
+    of its entries (ValueError if it is neither)."""
+    import orjson
+
+    from .events import PublicKey
+
+    try:
+        listed = orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        raise ValueError(f"not JSON: {error}") from None
+    entries = listed.get("keys") if isinstance(listed, dict) and "keys" in listed else [listed]
+    if not isinstance(entries, list):
+        raise ValueError("its 'keys' are not a list")
+    return [PublicKey.parse(entry) for entry in entries]
+
+
+def _read_capped(path: str) -> bytes:
+    """The file at `path`, of at most KEYS_LIMIT bytes (ValueError if longer)."""
+    with open(path, "rb") as file:
+        return _capped(file.read(KEYS_LIMIT + 1))
+
+
+def _capped(body: bytes) -> bytes:
+    if len(body) > KEYS_LIMIT:
+        raise ValueError(f"it goes on past {KEYS_LIMIT >> 20} MiB: not a listing of keys")
+    return body
+
+
+def _fetched(url: str) -> bytes:
+    """The body that `url` answers (200) within KEYS_DEADLINE seconds in all, of at
+    most KEYS_LIMIT bytes, no redirect followed (OSError or ValueError otherwise). It is
+    read in a thread of its own, left behind if late: no socket timeout bounds a whole
+    answer (a server may send a byte a second)."""
+    import http.client
+    import queue
+    import threading
+    import urllib.request
+
+    class NoRedirects(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, request, answer, code, message, headers, to):
+            raise ValueError(f"it answered {code} {message}, a redirect to {to}: not followed")
+
+    answers = queue.Queue(maxsize=1)
+
+    def fetch():
+        try:
+            opener = urllib.request.build_opener(NoRedirects())
+            with opener.open(url, timeout=KEYS_DEADLINE) as answer:
+                answers.put(answer.read(KEYS_LIMIT + 1))
+        except (OSError, ValueError, http.client.HTTPException) as error:
+            answers.put(error)
+
+    threading.Thread(target=fetch, name="keys", daemon=True).start()
+    try:
+        answer = answers.get(timeout=KEYS_DEADLINE)
+    except queue.Empty:
+        raise TimeoutError(f"no whole answer within {KEYS_DEADLINE:g} s") from None
+    if isinstance(answer, http.client.HTTPException):
+        raise OSError("its answer is not whole HTTP")
+    if isinstance(answer, Exception):
+        raise answer
+    return _capped(answer)
+
+
+def _words(error: Exception) -> str:
+    """What went wrong with a file or a request, without the exception's own form."""
+    import urllib.error
+
+    if isinstance(error, urllib.error.HTTPError):
+        return f"it answered {error.code} {error.reason}"
+    if isinstance(error, urllib.error.URLError):
+        return _words(error.reason) if isinstance(error.reason, OSError) else str(error.reason)
+    return getattr(error, "strerror", None) or str(error)
 
 
 def run_simulation(players: int, games: int, seed: int, factions, first_leader: int) -> int:
@@ -169,49 +252,124 @@ def check_archive(claim) -> int:
     return 1 if wrong else 0
 
 
-def export_all(config: Config) -> int:
-    """`claim export --all`: a backup of the deployment on standard output."""
+def export_all(config: Config, path: str | None) -> int:
+    """`claim export --all`: a backup of the deployment to `path`, else to standard
+    output, its owner's only (0600) either way when it is a file; the key that signed
+    it said on standard error."""
     from . import games
     from .games.backup import export_all as lines
 
     claim = games.Claim.connect(config, jobs=False)
-    for line in tqdm(lines(claim), desc="export", unit="line", file=sys.stderr):
-        sys.stdout.buffer.write(line)
-    sys.stdout.buffer.flush()
-    claim.close()
+    try:
+        with _private_output(path) as out:
+            for line in tqdm(lines(claim), desc="export", unit="line", file=sys.stderr):
+                out.write(line)
+    except OSError as error:
+        print(f"cannot write {path or 'the backup'}: {_words(error)}", file=sys.stderr)
+        return 2
+    finally:
+        claim.close()
+    print(f"backup signed with key {claim.signing_key.public.key_id}", file=sys.stderr)
     return 0
 
 
-def import_all(config: Config, path: str) -> int:
-    """`claim import FILE`: a backup checked whole, then written into this deployment:
-    0 when imported; 1 naming the first bad line; 2 when the file cannot be read."""
+@contextlib.contextmanager
+def _private_output(path: str | None) -> Iterator:
+    """The binary file `path`, made or emptied as its owner's only (0600, whatever the
+    umask), or standard output, made its owner's only too when it is a regular file
+    (`claim export --all > backup.jsonl`)."""
+    import os
+    import stat
+
+    if path is not None:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.fchmod(descriptor, 0o600)  # a file there already, or a umask that took bits
+        with os.fdopen(descriptor, "wb") as file:
+            yield file
+        return
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced by something without one
+        descriptor = None
+    if descriptor is not None and stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.fchmod(descriptor, 0o600)
+    yield sys.stdout.buffer
+    sys.stdout.buffer.flush()
+
+
+def import_all(config: Config, path: str, trust: list[str]) -> int:
+    """`claim import FILE`: a backup checked whole, then written into this deployment,
+    if signed by its own key or one of `trust` (files of public keys, or ids of its
+    seal keys): 0 when imported; 1 naming the first bad line (or the untrusted
+    signature); 2 when a file cannot be read."""
     from . import games
-    from .games.backup import BadBackup
+    from .games.backup import LONGEST_LINE
     from .games.backup import import_all as imported
+    from .games.lines import BadLine, read_lines
 
     passes = iter(("checked", "written"))
 
     def read():
         with open(path, "rb") as file:
-            yield from tqdm(file, desc=next(passes, "read"), unit=" lines", file=sys.stderr)
+            lines = read_lines(file, LONGEST_LINE)
+            yield from tqdm(lines, desc=next(passes, "read"), unit=" lines", file=sys.stderr)
 
     claim = games.Claim.connect(config, jobs=False)
     try:
-        done = imported(claim, read)
+        trusted = _trusted(claim, trust)
+        done = imported(claim, read, [key for key, _ in trusted.values()])
     except OSError as error:
-        print(f"cannot read {path}: {error.strerror}", file=sys.stderr)
+        print(f"cannot read {error.filename or path}: {_words(error)}", file=sys.stderr)
         return 2
-    except BadBackup as error:
+    except BadLine as error:
         print(f"{path}:{error.line}: {error}; nothing imported", file=sys.stderr)
         return 1
+    except UntrustedKey as error:
+        print(f"--trust {error}; nothing imported", file=sys.stderr)
+        return 2
     finally:
         claim.close()
+    own = done.signer == claim.signing_key.public
+    named = (
+        "this deployment's own" if own else f"trusted by --trust {trusted[done.signer.key_id][1]}"
+    )
+    print(f"signed by key {done.signer.key_id} ({named})", file=sys.stderr)
     print(
         f"{done.players} players and {done.games} games imported ({done.archived} ended, into"
         " the archive); those here already left as they were",
         file=sys.stderr,
     )
     return 0
+
+
+class UntrustedKey(Exception):
+    """A `--trust` that names no key."""
+
+
+def _trusted(claim, given: list[str]) -> dict:
+    """The keys named by `--trust`, by id, each with what named it: the id of one of
+    this deployment's seal keys, or a file holding a key (or a listing of keys) as
+    `/.well-known/claim-keys` lists them. UntrustedKey (or OSError) for one that is
+    none."""
+    from . import games
+
+    known = {key.key_id: key for key in games.public_keys(claim)}
+    trusted = {}
+    for named in given:
+        if named in known:
+            keys = [known[named]]
+        else:
+            try:
+                keys = _keys_in(_read_capped(named))
+            except FileNotFoundError:
+                raise UntrustedKey(
+                    f"{named}: neither a file nor the id of a key among this deployment's"
+                    " seal keys (/.well-known/claim-keys)"
+                ) from None
+            except ValueError as error:
+                raise UntrustedKey(f"{named}: {error}") from None
+        trusted |= {key.key_id: (key, named) for key in keys}
+    return trusted
 
 
 @contextlib.contextmanager
@@ -364,11 +522,25 @@ def main(argv: list[str] | None = None) -> int:
         help="move nothing: check every archived game's log against its hash and seal",
     )
 
-    backup = commands.add_parser("export", help="a backup of the deployment, on standard output")
+    backup = commands.add_parser(
+        "export", help="a backup of the deployment (0600), on standard output or to a file"
+    )
     backup.add_argument("--all", action="store_true", required=True, help="every game and player")
+    backup.add_argument("--output", "-o", help="write it to this file (made 0600)")
 
-    restore = commands.add_parser("import", help="a backup checked, then written here")
+    restore = commands.add_parser(
+        "import", help="a backup checked, then written here, if signed by a key trusted here"
+    )
     restore.add_argument("file", help="what claim export --all wrote")
+    restore.add_argument(
+        "--trust",
+        action="append",
+        default=[],
+        metavar="FILE|KEY-ID",
+        help="trust backups and seals by this key too: a file of a public key (or of"
+        " keys) as /.well-known/claim-keys lists them, or the id of one of this"
+        " deployment's seal keys; repeatable (this deployment's own key is trusted)",
+    )
 
     ladder = commands.add_parser(
         "ladder", help="AI levels play rated games on a running server: its leaderboard filled"
@@ -433,8 +605,8 @@ def main(argv: list[str] | None = None) -> int:
         commands = {
             "rebuild": lambda: rebuild(config),
             "archive": lambda: archive(config, args.older_than, args.check),
-            "export": lambda: export_all(config),
-            "import": lambda: import_all(config, args.file),
+            "export": lambda: export_all(config, args.output),
+            "import": lambda: import_all(config, args.file, args.trust),
         }
         try:
             with _redis_of(config):

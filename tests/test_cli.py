@@ -1,12 +1,19 @@
-"""The `claim` command line: verify, simulate and rebuild."""
+"""The `claim` command line: verify, simulate, rebuild, archive, export and import, and
+verify-export."""
 
+import contextlib
 import json
+import os
+import stat
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import orjson
 import pytest
 
-from service import games
+from service import cli, games
 from service.cli import main
 from service.config import Config
 from tests.games.conftest import SIGNING_KEY
@@ -134,7 +141,7 @@ def test_verify_export_checks_a_finished_game_with_the_keys_of_its_server(
     config = Config(prefix=prefix, data_dir=tmp_path / "data")
     claim = games.Claim.connect(config, client=redis_client, jobs=False)
     game = a_game(claim, kinds=("human", "human"))
-    moved(claim, game.id, joined(claim, game))
+    ended = moved(claim, game.id, joined(claim, game))
     key_file = tmp_path / "data" / "signing-key.pem"
     assert key_file.stat().st_mode & 0o077 == 0
     export = tmp_path / "game.jsonl"
@@ -142,7 +149,11 @@ def test_verify_export_checks_a_finished_game_with_the_keys_of_its_server(
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps({"keys": [key.listed() for key in games.public_keys(claim)]}))
     assert main(["verify-export", str(export), "--key", str(keys)]) == 0
-    assert capsys.readouterr().out.startswith("ok")
+    key_id = claim.signing_key.public.key_id
+    assert capsys.readouterr().out == (
+        f"ok: game {game.id}: {ended.version} events, chain, seal, deck and rules hold;"
+        f" sealed by key {key_id}, as {keys} lists it\n"
+    )
     lines = export.read_bytes().splitlines()
     lines[3] = lines[3].replace(b'"at":"2', b'"at":"1', 1)  # one byte of one event: its date
     export.write_bytes(b"\n".join(lines) + b"\n")
@@ -228,3 +239,258 @@ def test_a_stopped_deployments_data_directory_is_exported_and_imported_into(
     assert main(["import", str(backup)]) == 0
     assert "0 players and 0 games imported" in capsysbinary.readouterr().err.decode()
     assert not (tmp_path / "new" / "redis.sock").exists()  # stopped after
+
+
+def test_a_backup_to_a_file_is_its_owners_only_whatever_the_umask_and_names_its_key(
+    redis_url, prefix, tmp_path, monkeypatch, capsys
+):
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    games.register(claim, "Ann", email="ann@example.org")  # secrets a backup holds
+    backup = tmp_path / "backup.jsonl"
+    backup.write_text("older")
+    backup.chmod(0o644)
+    umask = os.umask(0o022)
+    try:
+        assert main(["export", "--all", "-o", str(backup)]) == 0
+        fresh = tmp_path / "fresh.jsonl"
+        assert main(["export", "--all", "--output", str(fresh)]) == 0
+    finally:
+        os.umask(umask)
+    for written in (backup, fresh):
+        assert stat.S_IMODE(written.stat().st_mode) == 0o600
+        assert b"ann@example.org" in written.read_bytes()
+    told = capsys.readouterr().err
+    assert f"backup signed with key {claim.signing_key.public.key_id}" in told
+    claim.close()
+
+
+def test_a_backup_on_standard_output_made_a_file_is_its_owners_only(
+    redis_url, prefix, tmp_path, monkeypatch
+):
+    """`claim export --all > backup.jsonl`: the shell made the file 0644."""
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    backup = tmp_path / "backup.jsonl"
+    umask = os.umask(0o022)
+    try:
+        with open(backup, "w") as redirected:
+            monkeypatch.setattr(sys, "stdout", redirected)
+            assert stat.S_IMODE(backup.stat().st_mode) == 0o644
+            assert main(["export", "--all"]) == 0
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600
+    assert b'"end"' in backup.read_bytes().splitlines()[-1]
+    claim.close()
+
+
+OTHER_KEY = "ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8="  # another deployment's
+
+
+def test_a_backup_of_another_deployment_is_imported_only_with_its_key_trusted(
+    redis_client, redis_url, prefix, tmp_path, monkeypatch, capsysbinary
+):
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    game = a_game(claim, kinds=("human", "human"))
+    moved(claim, game.id, joined(claim, game))
+    backup = tmp_path / "backup.jsonl"
+    assert main(["export", "--all", "-o", str(backup)]) == 0
+    capsysbinary.readouterr()
+    monkeypatch.setenv("CLAIM_SIGNING_KEY", OTHER_KEY)
+    elsewhere = a_deployment(monkeypatch, redis_url, f"{prefix}b", f"sqlite:///{tmp_path / 'b'}")
+    monkeypatch.setenv("CLAIM_SIGNING_KEY", OTHER_KEY)
+    key_id = claim.signing_key.public.key_id
+    assert main(["import", str(backup)]) == 1
+    told = capsysbinary.readouterr().err.decode()
+    assert f"sealed by key '{key_id}', which this deployment does not trust" in told
+    assert "nothing imported" in told and elsewhere.store.versions([game.id])[game.id] == 0
+    assert main(["import", "--trust", key_id, str(backup)]) == 2  # not one of its keys yet
+    assert "neither a file nor the id of a key" in capsysbinary.readouterr().err.decode()
+    key_file = tmp_path / "a-key.json"
+    key_file.write_bytes(orjson.dumps(claim.signing_key.public.listed()))
+    assert main(["import", "--trust", str(key_file), str(backup)]) == 0
+    told = capsysbinary.readouterr().err.decode()
+    assert f"signed by key {key_id} (trusted by --trust {key_file})" in told
+    assert "0 players and 1 games imported" in told
+    assert main(["import", "--trust", key_id, str(backup)]) == 0  # one of its keys now
+    assert f"signed by key {key_id} (trusted by --trust {key_id})" in (
+        capsysbinary.readouterr().err.decode()
+    )
+    for deployment in (claim, elsewhere):
+        deployment.close()
+    redis_client.delete(*redis_client.scan_iter(match=f"{prefix}b:*"))
+
+
+def test_an_import_names_a_line_too_long_without_reading_it_whole(
+    redis_url, prefix, tmp_path, monkeypatch, capsysbinary
+):
+    claim = a_deployment(monkeypatch, redis_url, prefix, f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    backup = tmp_path / "backup.jsonl"
+    with open(backup, "wb") as file:
+        header = {"claim_backup": 1, "exported_at": "", "server_secret": "", "keys": []}
+        file.write(orjson.dumps(header) + b"\n")
+        file.truncate(1 << 30)  # a second line of a GiB of zeros, on no disk
+    assert main(["import", str(backup)]) == 1
+    told = capsysbinary.readouterr().err.decode()
+    assert f"{backup}:2: longer than 16 MiB; nothing imported" in told
+    assert "Traceback" not in told and claim.players.ids() == []
+    claim.close()
+
+
+class KeysSite(ThreadingHTTPServer):
+    """A server of keys on a free loopback port, answering as `behave(handler)` does;
+    `asked` counts its requests."""
+
+    daemon_threads = True
+
+    def __init__(self, behave):
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                site.asked += 1
+                behave(self)
+
+            def log_message(self, *args):
+                pass
+
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.asked = 0
+        self.stopping = threading.Event()
+        self.url = f"http://127.0.0.1:{self.server_address[1]}/.well-known/claim-keys"
+
+
+@contextlib.contextmanager
+def keys_site(behave):
+    site = KeysSite(behave)
+    thread = threading.Thread(target=site.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield site
+    finally:
+        site.stopping.set()
+        site.shutdown()
+        site.server_close()
+
+
+def answering(body: bytes, status: int = 200, **headers):
+    def behave(handler):
+        handler.send_response(status)
+        for name, value in {"Content-Length": str(len(body)), **headers}.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(body)
+
+    return behave
+
+
+def dripping(handler):
+    """Headers, then a byte at a time, until the site stops."""
+    handler.send_response(200)
+    handler.send_header("Content-Length", "100000")
+    handler.end_headers()
+    while not handler.server.stopping.wait(0.05):
+        handler.wfile.write(b" ")
+        handler.wfile.flush()
+
+
+def endless(handler):
+    """A body that never ends, as fast as it is read."""
+    handler.send_response(200)
+    handler.end_headers()
+    with contextlib.suppress(OSError):
+        while not handler.server.stopping.is_set():
+            handler.wfile.write(b" " * 65536)
+
+
+@pytest.fixture
+def an_export(redis_client, prefix, tmp_path):
+    """A finished game's export in a file, and the listing of its server's keys."""
+    claim = games.Claim.connect(
+        Config(prefix=prefix, signing_key=SIGNING_KEY), client=redis_client, jobs=False
+    )
+    game = a_game(claim, kinds=("human", "human"))
+    moved(claim, game.id, joined(claim, game))
+    export = tmp_path / "game.jsonl"
+    export.write_bytes(b"\n".join(games.export(claim, game.id)) + b"\n")
+    listing = orjson.dumps({"keys": [key.listed() for key in games.public_keys(claim)]})
+    yield export, listing, claim.signing_key.public.key_id
+    claim.close()
+
+
+def test_verify_export_names_the_key_and_the_address_it_came_from(an_export, capsys):
+    export, listing, key_id = an_export
+    with keys_site(answering(listing)) as site:
+        assert main(["verify-export", str(export), "--key", site.url]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ok: game ") and out.endswith(
+        f"; sealed by key {key_id}, as {site.url} lists it\n"
+    )
+
+
+def test_verify_export_follows_no_redirect(an_export, capsys):
+    export, listing, _ = an_export
+    with keys_site(answering(listing)) as elsewhere:
+        with keys_site(answering(b"", 302, Location=elsewhere.url)) as site:
+            assert main(["verify-export", str(export), "--key", site.url]) == 2
+        assert elsewhere.asked == 0
+    told = capsys.readouterr().err
+    assert told == (
+        f"cannot read the keys of {site.url}: it answered 302 Found, a redirect to"
+        f" {elsewhere.url}: not followed\n"
+    )
+
+
+def test_verify_export_gives_a_server_a_deadline_for_its_whole_answer(
+    an_export, capsys, monkeypatch
+):
+    """A byte a second (here one every 50 ms, the deadline 1 s): each read is quick,
+    the answer never whole."""
+    monkeypatch.setattr(cli, "KEYS_DEADLINE", 1.0)
+    export, _, _ = an_export
+    with keys_site(dripping) as site:
+        assert main(["verify-export", str(export), "--key", site.url]) == 2
+    assert capsys.readouterr().err == (
+        f"cannot read the keys of {site.url}: no whole answer within 1 s\n"
+    )
+
+
+def test_verify_export_reads_a_servers_answer_up_to_a_cap(an_export, capsys):
+    export, _, _ = an_export
+    with keys_site(endless) as site:
+        assert main(["verify-export", str(export), "--key", site.url]) == 2
+    assert capsys.readouterr().err == (
+        f"cannot read the keys of {site.url}: it goes on past 1 MiB: not a listing of keys\n"
+    )
+
+
+def test_verify_export_says_what_a_server_answered_instead_of_keys(an_export, capsys):
+    export, _, _ = an_export
+    with keys_site(answering(b"nothing here", 404)) as site:
+        assert main(["verify-export", str(export), "--key", site.url]) == 2
+    assert capsys.readouterr().err == (
+        f"cannot read the keys of {site.url}: it answered 404 Not Found\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (lambda path: path.symlink_to("/dev/zero"), "1: longer than 64 KiB"),
+        (lambda path: path.write_bytes(b"x" * (1 << 20)), "1: longer than 64 KiB"),
+        (
+            lambda path: path.write_bytes(b"{}\n" * (2 << 20)),
+            "1398102: the file goes on past 4 MiB",
+        ),
+    ],
+    ids=["/dev/zero", "a line of a MiB", "a file of 6 MiB"],
+)
+def test_verify_export_reads_a_file_and_its_lines_up_to_a_cap(
+    an_export, tmp_path, capsys, content, reason
+):
+    _, listing, _ = an_export
+    keys = tmp_path / "keys.json"
+    keys.write_bytes(listing)
+    export = tmp_path / "hostile.jsonl"
+    content(export)
+    assert main(["verify-export", str(export), "--key", str(keys)]) == 1
+    assert capsys.readouterr().out == f"{export}:{reason}\n"

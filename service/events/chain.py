@@ -11,11 +11,14 @@ hash):
     {"at":"<time as stored>","data":{...},"id":"<uuid>","type":"<name>","v":<schema>,"version":<n>}
 
 The data's private values (what `/events` never shows: the seats' invite hashes, a
-seat's token hash, the player a seat belongs to) are replaced by one `"private"`: the
-sha256 (hex) of the canonical JSON of those values, so that an export can carry the
-chain without them and the chain still holds them. A seat's token hash is the hash of
-a random token, so a `SeatJoined`'s digest cannot be guessed; a `SeatRegistered`'s
-holds a player id only (docs/design.md, Events: its limits).
+seat's token hash, the player a seat belongs to and the salt beside it) are replaced
+by one `"private"`: the sha256 (hex) of the canonical JSON of those values, so that an
+export can carry the chain without them and the chain still holds them. A seat's
+token hash is the hash of a random token, so a `SeatJoined`'s digest cannot be
+guessed. A player id is public: a `SeatRegistered` (schema 2) holds a random
+`player_salt` beside it, and its digest is HMAC-SHA256 of the player keyed with the
+salt's text instead; one of schema 1, made before, keeps its sha256 of the player
+alone, which anyone can match to the known players (docs/design.md, Events).
 
 The chain is computed by the fold (`fold.py`), for every game alike: the stream's
 format is unchanged, and games older than the chain have one the same way.
@@ -24,12 +27,14 @@ format is unchanged, and games older than the chain have one the same way.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from functools import lru_cache
 from typing import NamedTuple
 
 import orjson
 
 PRIVATE = "private"  # the key of the private values' digest in canonical data
+PLAYER, PLAYER_SALT = "player", "player_salt"
 _SORTED = orjson.OPT_SORT_KEYS
 
 
@@ -90,15 +95,23 @@ def _canonical_text(data: bytes) -> bytes:
 def _canonical_dict(data: dict) -> bytes:
     public, private = without_private(data)
     if private:
-        public[PRIVATE] = hashlib.sha256(orjson.dumps(private, option=_SORTED)).hexdigest()
+        public[PRIVATE] = _digest(private)
     return orjson.dumps(public, option=_SORTED)
+
+
+def _digest(private: dict) -> str:
+    """The digest of an event's private values (the module's docstring)."""
+    salt, player = private.get(PLAYER_SALT), private.get(PLAYER)
+    if private.keys() == {PLAYER, PLAYER_SALT} and type(salt) is str and type(player) is str:
+        return hmac.new(salt.encode(), player.encode(), hashlib.sha256).hexdigest()
+    return hashlib.sha256(orjson.dumps(private, option=_SORTED)).hexdigest()
 
 
 def without_private(data: dict) -> tuple[dict, dict]:
     """The stored data without its private values, and those values (empty if none)."""
     public = dict(data)
     private = {}
-    for key in ("token_hash", "player"):
+    for key in ("token_hash", PLAYER, PLAYER_SALT):
         if key in public:
             private[key] = public.pop(key)
     if isinstance(public.get("seats"), list):  # a GameCreated's seats: their invites

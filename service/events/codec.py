@@ -46,6 +46,7 @@ from .model import (
 
 SEAT = validate.Range(min=0, max=3)
 SHA256_HEX = validate.Regexp(r"^[0-9a-f]{64}$", error="not a sha256 in hex")
+SALT_HEX = validate.Regexp(r"^[0-9a-f]{64}$", error="not 32 bytes in hex")
 
 
 class _Parsed(fields.Field):
@@ -177,6 +178,7 @@ class SeatRegisteredSchema(_Schema):
 
     seat = fields.Integer(strict=True, required=True, validate=SEAT)
     player = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    player_salt = fields.String(required=True, allow_none=True, validate=SALT_HEX)
 
 
 class DecisionMadeSchema(_Schema):
@@ -248,12 +250,20 @@ def _seat_joined_v1(data: dict) -> dict:
     return {**data, "player": None}
 
 
+def _seat_registered_v1(data: dict) -> dict:
+    # Version 2 added the salt that keys the chain's digest of the player; version 1
+    # had none, and keeps the digest it was chained with (chain.py).
+    return {**data, "player_salt": None}
+
+
 EVENT_TYPES: dict[type, EventType] = {
     GameCreated: EventType(
         "GameCreated", 3, GameCreatedSchema(), {1: _game_created_v1, 2: _game_created_v2}
     ),
     SeatJoined: EventType("SeatJoined", 2, SeatJoinedSchema(), {1: _seat_joined_v1}),
-    SeatRegistered: EventType("SeatRegistered", 1, SeatRegisteredSchema(), {}),
+    SeatRegistered: EventType(
+        "SeatRegistered", 2, SeatRegisteredSchema(), {1: _seat_registered_v1}
+    ),
     DecisionMade: EventType("DecisionMade", 1, DecisionMadeSchema(), {}),
     GameResigned: EventType("GameResigned", 1, GameResignedSchema(), {}),
     TurnTimedOut: EventType("TurnTimedOut", 1, TurnTimedOutSchema(), {}),
@@ -381,13 +391,16 @@ def _seat_joined(data: dict) -> SeatJoined | None:
     return SeatJoined(data["seat"], data["name"], token_hash, player)
 
 
-REGISTERED_KEYS = frozenset({"seat", "player"})
+REGISTERED_KEYS = frozenset({"seat", "player", "player_salt"})
 
 
 def _seat_registered(data: dict) -> SeatRegistered | None:
-    if _fits(data, REGISTERED_KEYS) and _seat(data["seat"]) and _text(data["player"], 64):
-        return SeatRegistered(data["seat"], data["player"])
-    return None
+    if not (_fits(data, REGISTERED_KEYS) and _seat(data["seat"]) and _text(data["player"], 64)):
+        return None
+    salt = data["player_salt"]
+    if salt is not None and not (type(salt) is str and HEX64.fullmatch(salt)):
+        return None
+    return SeatRegistered(data["seat"], data["player"], salt)
 
 
 def _one_seat(kind: type):

@@ -92,10 +92,14 @@ class SeatJoined:
 @dataclass(frozen=True, slots=True)
 class SeatRegistered:
     """A seat taken without a player key became a registered player's: the player's
-    key opens it from now on, and the game is in their inbox. Its token still works."""
+    key opens it from now on, and the game is in their inbox. Its token still works.
+    `player_salt` (random, never shown) keys the hash chain's digest of the player
+    (chain.py), so that an export's seats cannot be matched to the public player ids;
+    None in the events of schema version 1, made before it."""
 
     seat: int
     player: str
+    player_salt: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,8 +22,11 @@ import redis
 from .archive import Archive
 from .connection import redis_errors
 from .keys import PublicKey
+from .shapes import check_fields
 
 SEAL_CONTEXT = b"claim-seal/1\n"
+SEAL_FIELDS = {"game_id": str, "version": int, "hash": str, "key_id": str, "signature": str}
+FACTS = "facts"  # beside a seal kept in Redis: its archive row's facts
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,22 +54,17 @@ class Seal:
 
     @classmethod
     def parse(cls, body: dict) -> Seal:
-        """A seal from `body()`'s form (ValueError if it is none)."""
+        """A seal from `body()`'s form, with no other field (ValueError saying what is
+        wrong if it is none)."""
         try:
-            seal = cls(
-                body["game_id"],
-                body["version"],
-                body["hash"],
-                body["key_id"],
-                base64.b64decode(body["signature"], validate=True),
-            )
-        except (KeyError, TypeError, binascii.Error):
-            raise ValueError("not a seal") from None
-        if not (isinstance(seal.game_id, str) and type(seal.version) is int):
-            raise ValueError("not a seal")
-        if not (isinstance(seal.hash, str) and isinstance(seal.key_id, str)):
-            raise ValueError("not a seal")
-        return seal
+            check_fields(body, SEAL_FIELDS)
+        except ValueError as error:
+            raise ValueError(f"not a seal: {error}") from None
+        try:
+            signature = base64.b64decode(body["signature"], validate=True)
+        except binascii.Error:
+            raise ValueError("not a seal: its signature is not base64") from None
+        return cls(body["game_id"], body["version"], body["hash"], body["key_id"], signature)
 
     def signed_by(self, keys: dict[str, PublicKey]) -> bool:
         """Whether one of `keys` (by id) made this seal."""
@@ -94,7 +92,7 @@ class Seals:
     def keep(self, seal: Seal, facts: dict | None = None) -> Seal:
         """Keep `seal`, with the `facts` of the game's archive row (`archive.row_facts`),
         unless the game has one already; answer the game's seal."""
-        body = seal.body() if facts is None else seal.body() | {"facts": facts}
+        body = seal.body() if facts is None else seal.body() | {FACTS: facts}
         key, body = self._key(seal.game_id), orjson.dumps(body)
         with redis_errors():
             if self._redis.set(key, body, nx=True):
@@ -114,13 +112,13 @@ class Seals:
             for game_id, body in zip(game_ids, bodies, strict=True)
             if body is not None
         }
-        return {game_id: (Seal.parse(body), body.get("facts")) for game_id, body in parsed.items()}
+        return {game_id: _kept(body) for game_id, body in parsed.items()}
 
     def get(self, game_id: str) -> Seal | None:
         with redis_errors():
             body = self._redis.get(self._key(game_id))
         if body is not None:
-            return Seal.parse(orjson.loads(body))
+            return _kept(orjson.loads(body))[0]
         archived = self._archive.get([game_id]).get(game_id) if self._archive else None
         if archived is None:
             return None
@@ -146,6 +144,12 @@ class Seals:
             for game_id in game_ids:
                 pipe.delete(self._key(game_id))
             pipe.execute()
+
+
+def _kept(body: dict) -> tuple[Seal, dict | None]:
+    """A seal as `Seals.keep` kept it, and the facts kept beside it (None if none)."""
+    facts = body.pop(FACTS, None)
+    return Seal.parse(body), facts
 
 
 def _key_id(key: PublicKey) -> str:

@@ -15,14 +15,20 @@ hashes, invites' hashes, the players' key digests, emails and webhook secrets), 
 backup is as secret as the data directory. Ratings are not: they are a fold of the
 rated games' results, folded again on import (`claim rebuild` gives the same figures).
 
-An import checks the whole file before it writes anything: the end line's counts, its
-digest of every line and its signature by a key of the header (so that a line changed,
-dropped or added, or a file cut short, is found); each game's events folded through
-the rules, an ended game's chain against its seal signed by one of the backup's keys,
-its deck against its commitment. It then writes
-the players, the ended games straight into the archive, the others into Redis, and
-every projection from them; a game or player already there is left as it is, so an
-import repeated, or cut short and repeated, writes each once.
+A backup is trusted by the operator, never by itself: the header's keys are only told
+(an import trusts none of them for being there). An import checks the whole file
+before it writes anything: each line's fields, the end line's counts, its digest of
+every line and its signature by a key this deployment trusts, its own or one the
+operator names (`claim import --trust`), so that a line changed, dropped or added, a
+file cut short or one signed by anybody else is found; each game's events folded
+through the rules, an ended game's chain against its seal, signed by a trusted key or
+one that sealed games here already, its deck against its commitment. A game sealed by
+any other key refuses the whole backup, as any other line that does not hold: an
+import is all or nothing. It then writes the players, the ended games straight into
+the archive, the others into Redis, and every projection from them, and keeps the
+keys that sealed its games among this deployment's (`/.well-known/claim-keys`); a game
+or player already there is left as it is, so an import repeated, or cut short and
+repeated, writes each once.
 """
 
 from __future__ import annotations
@@ -36,9 +42,10 @@ from dataclasses import dataclass
 
 import orjson
 
-from service.events import InvalidEvent, PublicKey, RejectedEvent, Seal, fold
+from service.events import GAME_ID, InvalidEvent, PublicKey, RejectedEvent, Seal, fold
 from service.events.archive import row_facts
 from service.events.packing import Entry, pack, unpack
+from service.events.shapes import check_fields
 from service.events.store import records_of
 
 from .archiving import archived_row
@@ -46,19 +53,23 @@ from .changes import rebuild
 from .claim import Claim
 from .export import public_keys, seal
 from .history import audited
+from .lines import BadLine
 
 FORMAT = 1
 CHUNK = 200  # games read or written at a time
 SIGNED = b"claim-backup/1\n"  # what the end line's signature signs, before the digest
 HEADER, PLAYER, GAME, END = "claim_backup", "player", "game", "end"  # what a line holds
+LONGEST_LINE = 16 << 20  # bytes: a game's line takes 15 to 30 KiB, a player's less
+HEADER_FIELDS = {HEADER: int, "exported_at": str, "server_secret": str, "keys": list}
+PLAYER_FIELDS = {PLAYER: str, "fields": dict}
+GAME_FIELDS = {GAME: str, "entries": list, "seen": dict, "seal": (dict, type(None))}
+END_FIELDS = {END: dict, "key_id": str, "signature": str}
+COUNT_FIELDS = {"players": int, "games": int, "sha256": str}
 
 
-class BadBackup(ValueError):
-    """A backup that does not hold: `line` (from 1) says where."""
-
-    def __init__(self, line: int, reason: str):
-        super().__init__(reason)
-        self.line = line
+class BadBackup(BadLine):
+    """A backup that does not hold, or that this deployment does not trust: `line`
+    (from 1) says where."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +77,18 @@ class Imported:
     players: int  # written now (those there already are not counted)
     games: int  # written now (those there already are not counted)
     archived: int  # of which ended, into the archive
+    signer: PublicKey  # the trusted key that signed the backup
+
+
+@dataclass(frozen=True, slots=True)
+class _Checked:
+    signer: PublicKey
+    sealers: tuple[PublicKey, ...]  # the keys that sealed its ended games
 
 
 def export_all(claim: Claim) -> Iterator[bytes]:
-    """Every line of a backup of the deployment (the module's docstring)."""
+    """Every line of a backup of the deployment (the module's docstring), signed with
+    `claim.signing_key`."""
     digest, counts = hashlib.sha256(), {PLAYER: 0, GAME: 0}
     for kind, line in _body(claim):
         counts[kind] = counts.get(kind, 0) + 1
@@ -104,14 +123,19 @@ def _body(claim: Claim) -> Iterator[tuple[str, bytes]]:
             yield GAME, _game(game_id, unpack(row.log), {}, claim.seals.get(game_id))
 
 
-def import_all(claim: Claim, read: Callable[[], Iterable[bytes]]) -> Imported:
+def import_all(
+    claim: Claim, read: Callable[[], Iterable[bytes]], trusted: Iterable[PublicKey] = ()
+) -> Imported:
     """Import the backup that `read()` gives the lines of, afresh each time it is
-    called (it is read twice: checked whole, then written). BadBackup, with nothing
-    written, if it does not hold."""
-    keys = _check(read())
+    called (it is read twice: checked whole, then written), if it is signed by this
+    deployment's key or one of `trusted` (the operator's). BadBackup, with nothing
+    written, if it does not hold or is signed by another key."""
+    signers = {key.key_id: key for key in (claim.signing_key.public, *trusted)}
+    sealers = {key.key_id: key for key in public_keys(claim)} | signers
+    checked = _check(read(), signers, sealers)
     header = orjson.loads(next(iter(read())))
     _take_secret(claim, bytes.fromhex(header["server_secret"]))
-    for key in keys.values():
+    for key in checked.sealers:  # the keys of its games' seals only, each trusted
         claim.seals.know(key)
     players = written = archived = 0
     redis_ids, archived_ids = [], []
@@ -128,94 +152,122 @@ def import_all(claim: Claim, read: Callable[[], Iterable[bytes]]) -> Imported:
                     written, archived = written + 1, archived + 1
                 archived_ids.append(game_id)
             else:
-                seen = {event_id: int(v) for event_id, v in parsed.get("seen", {}).items()}
-                written += claim.store.restore(game_id, entries, seen)
+                written += claim.store.restore(game_id, entries, parsed["seen"])
                 redis_ids.append(game_id)
     rebuild(claim, redis_ids, archived_ids)
-    return Imported(players, written, archived)
+    return Imported(players, written, archived, checked.signer)
 
 
-def _check(lines: Iterable[bytes]) -> dict[str, PublicKey]:
-    """The backup's keys, once every line holds (BadBackup otherwise)."""
-    keys: dict[str, PublicKey] = {}
-    counts, digest, ended, number = {PLAYER: 0, GAME: 0}, hashlib.sha256(), False, 0
+def _check(
+    lines: Iterable[bytes], signers: dict[str, PublicKey], sealers: dict[str, PublicKey]
+) -> _Checked:
+    """The backup's signer (one of `signers`) and the keys that sealed its games (of
+    `sealers`), once every line holds (BadBackup otherwise)."""
+    counts, digest, number = {PLAYER: 0, GAME: 0}, hashlib.sha256(), 0
+    signer, sealed_by = None, {}
     for number, text in enumerate(lines, start=1):
-        if ended:
+        if signer is not None:
             raise BadBackup(number, "a line after the end")
         try:
-            parsed = orjson.loads(text)
+            parsed = _parsed(text)
             if number == 1:
-                keys = _header(parsed)
+                _check_header(parsed)
+            elif not isinstance(parsed, dict):
+                raise ValueError("not an object")
             elif PLAYER in parsed:
                 _check_player(parsed)
             elif GAME in parsed:
-                _check_game(parsed, keys)
+                key = _check_game(parsed, sealers)
+                if key is not None:
+                    sealed_by[key.key_id] = key
             elif END in parsed:
-                _check_end(parsed, counts, digest, keys)
-                ended = True
+                signer = _check_end(parsed, counts, digest, signers)
             else:
                 raise ValueError("neither a player, a game nor the end")
-        except (KeyError, TypeError, ValueError, InvalidEvent, RejectedEvent) as error:
+        except (ValueError, InvalidEvent, RejectedEvent) as error:
             raise BadBackup(number, str(error)) from None
         kind = next((k for k in (PLAYER, GAME) if k in parsed), None)
         counts[kind] = counts.get(kind, 0) + 1
         digest.update(text)
-    if not ended:
+    if signer is None:
         raise BadBackup(number + 1, "the backup ends before its end line: cut short?")
-    return keys
+    return _Checked(signer, tuple(sealed_by.values()))
 
 
-def _check_end(parsed: dict, counts: dict, digest, keys: dict[str, PublicKey]) -> None:
-    """The end line: its counts and digest of the lines before, signed by a key of the
-    header."""
-    end, found = parsed[END], {"players": counts[PLAYER], "games": counts[GAME]}
-    if {"players": end["players"], "games": end["games"]} != found:
-        raise ValueError(f"it counts {end}, the lines before it {found}")
+def _check_end(parsed: dict, counts: dict, digest, signers: dict[str, PublicKey]) -> PublicKey:
+    """The end line: its counts and digest of the lines before, signed by one of
+    `signers`, which it answers."""
+    check_fields(parsed, END_FIELDS)
+    end = check_fields(parsed[END], COUNT_FIELDS)
+    said, found = (end["players"], end["games"]), (counts[PLAYER], counts[GAME])
+    if said != found:
+        raise ValueError(
+            "it counts {} players and {} games, the lines before it {} and {}".format(*said, *found)
+        )
     if end["sha256"] != digest.hexdigest():
         raise ValueError("its digest is not of the lines before it: one changed, moved or went")
-    key = keys.get(parsed["key_id"])
+    key_id, key = parsed["key_id"], signers.get(parsed["key_id"])
+    if key is None:
+        raise ValueError(
+            f"it is signed by key {key_id!r}, neither this deployment's own nor one named"
+            " by --trust: a backup is imported only when its signer is trusted"
+        )
     try:
         signature = base64.b64decode(parsed["signature"], validate=True)
     except binascii.Error:
         signature = b""
-    if key is None or not key.verifies(signature, SIGNED + digest.digest()):
-        raise ValueError(f"its signature is not key {parsed['key_id']!r}'s")
+    if not key.verifies(signature, SIGNED + digest.digest()):
+        raise ValueError(f"its signature is not key {key_id!r}'s")
+    return key
 
 
-def _header(parsed: dict) -> dict[str, PublicKey]:
-    if parsed.get(HEADER) != FORMAT:
+def _check_header(parsed) -> None:
+    if not isinstance(parsed, dict) or parsed.get(HEADER) != FORMAT:
         raise ValueError(f"not a backup of format {FORMAT}")
-    bytes.fromhex(parsed["server_secret"])
-    return {key.key_id: key for key in map(PublicKey.parse, parsed["keys"])}
+    check_fields(parsed, HEADER_FIELDS)
+    try:
+        bytes.fromhex(parsed["server_secret"])
+    except ValueError:
+        raise ValueError("its server secret is not hex") from None
 
 
 def _check_player(parsed: dict) -> None:
-    fields = parsed["fields"]
-    if not isinstance(parsed[PLAYER], str) or not isinstance(fields, dict):
-        raise ValueError("not a player")
+    fields = check_fields(parsed, PLAYER_FIELDS)["fields"]
     if not all(isinstance(v, str) for v in fields.values()) or "name" not in fields:
-        raise ValueError("not a player's fields")
+        raise ValueError(f"player {parsed[PLAYER]}: not a player's fields")
 
 
-def _check_game(parsed: dict, keys: dict[str, PublicKey]) -> None:
+def _check_game(parsed: dict, sealers: dict[str, PublicKey]) -> PublicKey | None:
     """A game's line: its events fold through the rules; an ended game's seal is one
-    of `keys`' for its chain, and its deck gives its commitment."""
+    of `sealers`' for its chain (the key answered), and its deck gives its commitment."""
+    check_fields(parsed, GAME_FIELDS)
     game_id = parsed[GAME]
+    if not GAME_ID.fullmatch(game_id):
+        raise ValueError(f"{game_id!r} is not a game's id")
+    seen = parsed["seen"]
+    if not all(type(version) is int for version in seen.values()):
+        raise ValueError(f"game {game_id}: its seen ids' versions are not all integers")
     entries = [_entry(entry) for entry in parsed["entries"]]
     records = records_of(game_id, entries)
     game = fold(game_id, records)  # the rules check every event
     if game.ending is None:
         if parsed["seal"] is not None:
             raise ValueError(f"game {game_id}: a seal, but the game has not ended")
-        return
+        return None
     seal = Seal.parse(parsed["seal"])
     if (seal.game_id, seal.version, seal.hash) != (game_id, *game.head):
         raise ValueError(f"game {game_id}: its seal is not of its log")
-    if not seal.signed_by(keys):
-        raise ValueError(f"game {game_id}: its seal is not signed by a key of the backup")
+    if seal.key_id not in sealers:
+        raise ValueError(
+            f"game {game_id}: sealed by key {seal.key_id!r}, which this deployment does not"
+            " trust (name it with --trust if you do)"
+        )
+    if not seal.signed_by(sealers):
+        raise ValueError(f"game {game_id}: its seal is not key {seal.key_id!r}'s signature")
     audit = audited(game_id, records)
     if not (audit.commitment_verified and audit.result_verified):
         raise ValueError(f"game {game_id}: its deck or its decisions do not hold")
+    return sealers[seal.key_id]
 
 
 def _take_secret(claim: Claim, secret: bytes) -> None:
@@ -231,10 +283,19 @@ def _game(game_id: str, entries: list[Entry], seen: dict[str, int], seal: Seal |
     return _line({**body, "seal": None if seal is None else seal.body()})
 
 
-def _entry(values: list) -> Entry:
-    if not isinstance(values, list) or len(values) != len(Entry._fields):
-        raise ValueError(f"not an event: {values!r}")
-    return Entry(*(str(value).encode() for value in values))
+def _entry(values) -> Entry:
+    if not (isinstance(values, list) and len(values) == len(Entry._fields)):
+        raise ValueError(f"an event that is not {len(Entry._fields)} values: {values!r}")
+    if not all(isinstance(value, str) for value in values):
+        raise ValueError(f"an event whose values are not all strings: {values!r}")
+    return Entry(*(value.encode() for value in values))
+
+
+def _parsed(text: bytes):
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        raise ValueError(f"not JSON: {error}") from None
 
 
 def _line(value: dict) -> bytes:

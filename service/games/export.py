@@ -9,7 +9,11 @@ the end, so its export could not be checked.
 
 `verify_export` needs no server: it checks the chain line by line, the seal with the
 public keys given, the deck against its commitment and every decision replayed
-through the rules (`audited`, as `/audit` does).
+through the rules (`audited`, as `/audit` does). A line with a field the export does
+not have is refused: the chain covers only the fields of the canonical form, so an
+extra one would pass unchecked. A file is read up to `LONGEST_EXPORT` bytes, a line up
+to `LONGEST_LINE` (`lines.read_lines`): a game played to its end takes 15 to 25 KiB
+(2 to 4 players), its longest line, the creation, 1.2 KiB.
 """
 
 from __future__ import annotations
@@ -26,12 +30,17 @@ from service.events import Game, PublicKey, Recorded, RejectedEvent, Seal, fold
 from service.events.archive import row_facts
 from service.events.chain import PRIVATE, canonical, genesis, link
 from service.events.codec import decode
+from service.events.shapes import check_fields
 
 from .claim import Claim
 from .errors import GameNotOver, use_case
 from .history import audited
 
 SEAL = "seal"
+HASH = "hash"  # beside an event's canonical fields: the chain's hash up to it
+EVENT_FIELDS = {"version": int, "id": str, "type": str, "v": int, "at": str, "data": dict}
+LONGEST_LINE = 64 << 10  # bytes
+LONGEST_EXPORT = 4 << 20  # bytes
 
 
 def seal(claim: Claim, game: Game) -> Seal | None:
@@ -99,17 +108,17 @@ def verify_export(lines: Iterable[bytes | str], keys: Iterable[PublicKey]) -> Ve
     if not isinstance(parsed[-1], dict) or SEAL not in parsed[-1]:
         return Verdict(last, "the last line is not the seal")
     try:
-        sealed = Seal.parse(parsed[-1][SEAL])
+        sealed = _seal_of(parsed[-1])
     except ValueError as error:
         return Verdict(last, str(error))
-    game_id, records, chain = sealed.game_id, [], genesis(sealed.game_id)
+    records, chain = [], genesis(sealed.game_id)
     for number, line in enumerate(parsed[:-1], start=1):
         try:
             record, form = _record(line, number)
-        except (KeyError, TypeError, ValueError, ValidationError) as error:
+        except ValueError as error:
             return Verdict(number, f"not an event of version {number}: {error}")
         chain = link(chain, form)
-        if line.get("hash") != chain.hex():
+        if line.get(HASH) != chain.hex():
             return Verdict(number, "its hash is not the chain's: changed, moved or missing")
         records.append(record)
     if not records:
@@ -118,18 +127,45 @@ def verify_export(lines: Iterable[bytes | str], keys: Iterable[PublicKey]) -> Ve
         return Verdict(last, f"the seal is of version {sealed.version}, not of the last line")
     if not sealed.signed_by({key.key_id: key for key in keys}):
         return Verdict(last, f"the seal's signature is not key {sealed.key_id!r}'s")
-    return _replayed(game_id, records)
+    return _replayed(sealed, records)
 
 
-def _record(line: dict, version: int) -> tuple[Recorded, bytes]:
-    """The record of an export's line, and its canonical bytes as the line says them."""
+def _seal_of(line: dict) -> Seal:
+    """The seal of an export's last line, which holds nothing else (ValueError)."""
+    beside = next((field for field in line if field != SEAL), None)
+    if beside is not None:
+        raise ValueError(f"not a seal: an unknown field {beside!r} beside it")
+    return Seal.parse(line[SEAL])
+
+
+def _record(line, version: int) -> tuple[Recorded, bytes]:
+    """The record of an export's line, and its canonical bytes as the line says them
+    (ValueError saying what is wrong)."""
+    fields = (
+        {f: value for f, value in line.items() if f != HASH} if isinstance(line, dict) else line
+    )
+    check_fields(fields, EVENT_FIELDS)
     if line["version"] != version:
         raise ValueError(f"it says version {line['version']}")
-    form = canonical(version, line["id"], line["type"], line["v"], line["at"], line["data"])
-    data = _replayable(line["type"], line["data"])
-    event = decode(line["type"], line["v"], orjson.dumps(data))
+    name, data = line["type"], line["data"]
+    form = canonical(version, line["id"], name, line["v"], line["at"], data)
+    try:
+        event = decode(name, line["v"], orjson.dumps(_replayable(name, data)))
+    except ValidationError as error:
+        if isinstance(error.messages, dict):  # the schema's, by field
+            raise ValueError(f"its data does not fit {name}: {_said(error.messages)}") from None
+        raise ValueError(_said(error.messages)) from None
     at = datetime.fromisoformat(line["at"])
     return Recorded(version, uuid.UUID(line["id"]), at, event, form), form
+
+
+def _said(messages) -> str:
+    """A schema's messages (by field, nested) in one line of words."""
+    if isinstance(messages, dict):
+        return "; ".join(f"{field}: {_said(message)}" for field, message in messages.items())
+    if isinstance(messages, list):
+        return " ".join(map(_said, messages))
+    return str(messages)
 
 
 def _replayable(name: str, data: dict) -> dict:
@@ -139,12 +175,13 @@ def _replayable(name: str, data: dict) -> dict:
     if name == "SeatJoined":
         data |= {"token_hash": "0" * 64, "player": None}
     elif name == "SeatRegistered":
-        data["player"] = "private"
+        data |= {"player": "private", "player_salt": None}
     return data
 
 
-def _replayed(game_id: str, records: list[Recorded]) -> Verdict:
+def _replayed(sealed: Seal, records: list[Recorded]) -> Verdict:
     """The deck against its commitment, and every event through the rules."""
+    game_id = sealed.game_id
     try:
         audit = audited(game_id, records)
     except RejectedEvent as error:
@@ -155,7 +192,8 @@ def _replayed(game_id: str, records: list[Recorded]) -> Verdict:
         return Verdict(1, "the deck and salt do not give the commitment")
     if not audit.result_verified:
         return Verdict(len(records), "the decisions replayed do not give the game")
-    return Verdict(None, f"game {game_id}: {len(records)} events, chain, seal, deck and rules hold")
+    held = f"{len(records)} events, chain, seal, deck and rules hold"
+    return Verdict(None, f"game {game_id}: {held}; sealed by key {sealed.key_id}")
 
 
 def _bad_json(lines: list) -> int:

@@ -109,6 +109,7 @@ def _public(record: Recorded, ended: bool) -> LoggedEvent:
             del data["deck"], data["salt"]
     data.pop("token_hash", None)
     data.pop("player", None)  # a player's games are theirs to list, nobody else's
+    data.pop("player_salt", None)  # with it, the chain's digest tells whose seat it is
     return LoggedEvent(record.version, str(record.id), name, record.at, data)
 
 

@@ -5,6 +5,7 @@ player's key (of any of their devices) as it came, and refuses without it."""
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from service.events import Delivery, Device, Game, Player, SeatRegistered, StaleVersion
@@ -105,7 +106,7 @@ def register_seat(claim: Claim, key: str | None, game_id: str, seat: int, token:
             raise SeatUnavailable(f"seat {seat} is another player's")
         if any(other.player == holder.id for other in game.seats):
             raise SeatUnavailable("a player takes one seat of a game")
-        event = SeatRegistered(seat, holder.id)
+        event = SeatRegistered(seat, holder.id, secrets.token_hex(32))  # chain.py: why
         try:
             version = claim.store.append(game_id, [event], game.version)
         except StaleVersion as error:

@@ -1,6 +1,7 @@
 """The hash chain of a game's events (`service/events/chain.py`), as the fold keeps it."""
 
 import hashlib
+import hmac
 import random
 from dataclasses import replace
 
@@ -8,7 +9,7 @@ import orjson
 
 from service.domain import apply
 from service.domain import new_game as deal
-from service.events import SeatJoined, fold
+from service.events import SeatJoined, SeatRegistered, fold
 from service.events.chain import canonical, genesis, link
 from service.events.codec import encode
 from service.events.store import head_of
@@ -119,3 +120,51 @@ def test_an_event_of_an_older_schema_is_hashed_as_stored_not_upcast(
     assert (
         head_of(game.id, new_store().entries([game.id])[game.id]) == new_store().load(game.id).head
     )
+
+
+def _registered(player: str, salt: str | None) -> bytes:
+    name, schema, data = encode(SeatRegistered(0, player, salt))
+    return canonical(3, "id", name, schema, "t", data)
+
+
+def test_a_registered_seats_digest_is_the_hmac_of_its_player_keyed_with_its_salt():
+    """What fails 9: sha256('{"player":"<id>"}') matched a seat to a public player id."""
+    salt = "5a" * 32
+    text = _registered("p1", salt)
+    keyed = hmac.new(salt.encode(), b"p1", hashlib.sha256).hexdigest()
+    assert (
+        text
+        == (
+            f'{{"at":"t","data":{{"private":"{keyed}","seat":0}},"id":"id",'
+            '"type":"SeatRegistered","v":2,"version":3}'
+        ).encode()
+    )
+    assert hashlib.sha256(b'{"player":"p1"}').hexdigest().encode() not in text
+    assert _registered("p1", "6b" * 32) != text  # another salt, another digest
+
+
+def test_a_version_1_registered_seat_keeps_the_digest_it_was_chained_with(
+    store, redis_client, prefix, new_store
+):
+    """Seals signed over old events must still verify: a stored event of schema 1 is
+    hashed as it always was, the player's sha256."""
+    game = new_game(store, kinds=["human", "random"])
+    joined = SeatJoined(0, "Ann", TOKEN_HASH, None)
+    version = store.append(game.id, [joined], game.version)
+    entry = {
+        "id": "2f544f50-9cdf-4245-a46f-abf506c3ff6a",
+        "type": "SeatRegistered",
+        "v": "1",
+        "at": "2026-01-01T00:00:00+00:00",
+        "data": b'{"seat":0,"player":"p1"}',
+    }
+    redis_client.xadd(stream_key(prefix, game.id), entry, id=f"{version + 1}-0")
+    digest = hashlib.sha256(b'{"player":"p1"}').hexdigest()
+    expected = (
+        f'{{"at":"{entry["at"]}","data":{{"private":"{digest}","seat":0}},'
+        f'"id":"{entry["id"]}","type":"SeatRegistered","v":1,"version":{version + 1}}}'
+    ).encode()
+    before = store.load(game.id, version).chain
+    loaded = new_store().load(game.id)
+    assert loaded.head == (version + 1, link(before, expected).hex())
+    assert loaded.seats[0].player == "p1"

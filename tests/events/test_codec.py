@@ -37,7 +37,7 @@ EXAMPLES = [
     replace(a_creation(players=3, kinds=["human", "expert", "human"]), rated=True),
     SeatJoined(seat=1, name="Ann", token_hash=TOKEN_HASH),
     SeatJoined(seat=0, name="Bo", token_hash=TOKEN_HASH, player="p-17"),
-    SeatRegistered(seat=1, player="p-17"),
+    SeatRegistered(seat=1, player="p-17", player_salt="5a" * 32),
     DecisionMade(seat=0, decision=Decision.parse("play GO3")),
     DecisionMade(seat=2, decision=Decision.parse("take deck"), timeout_policy="ai:greedy"),
     GameResigned(seat=1),
@@ -68,6 +68,16 @@ def test_an_event_is_stored_as_type_schema_version_and_json_data():
 def test_a_version_1_seat_joined_is_upcast_to_a_seat_without_a_player():
     data = json.dumps({"seat": 1, "name": "Ann", "token_hash": TOKEN_HASH})
     assert decode("SeatJoined", 1, data) == SeatJoined(1, "Ann", TOKEN_HASH, player=None)
+
+
+def test_a_version_1_seat_registered_is_upcast_to_a_seat_without_a_salt():
+    data = json.dumps({"seat": 1, "player": "p-17"})
+    assert decode("SeatRegistered", 1, data) == SeatRegistered(1, "p-17", player_salt=None)
+
+
+def test_a_seat_registered_is_written_with_its_salt_as_version_2():
+    name, version, data = encode(SeatRegistered(0, "p-17", "5a" * 32))
+    assert (name, version, json.loads(data)["player_salt"]) == ("SeatRegistered", 2, "5a" * 32)
 
 
 def test_a_version_1_creation_is_upcast_to_the_default_policy_and_no_join_limit():
@@ -120,6 +130,8 @@ def test_the_current_seat_joined_needs_its_player_field():
         ("SeatRegistered", 1, '{"seat": 0, "player": ""}', "player"),
         ("SeatRegistered", 1, '{"seat": 0, "player": null}', "player"),
         ("SeatRegistered", 1, '{"seat": 0}', "player"),
+        ("SeatRegistered", 2, '{"seat": 0, "player": "p-17"}', "player_salt"),
+        ("SeatRegistered", 2, '{"seat": 0, "player": "p-17", "player_salt": "ab"}', "32 bytes"),
         ("GameAborted", 1, '{"reason": ""}', "reason"),
     ],
 )

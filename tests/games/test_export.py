@@ -1,6 +1,7 @@
 """The seal of an ended game, its export, and `verify_export` (service/games/export.py)."""
 
 import base64
+import hashlib
 
 import orjson
 import pytest
@@ -120,3 +121,103 @@ def test_a_decision_against_the_rules_with_a_good_chain_and_seal_is_refused(clai
     seal = Seal(game_id, len(lines), chain.hex(), keys[0].key_id, signature)
     forged = [orjson.dumps(line) for line in lines] + [orjson.dumps({"seal": seal.body()})]
     assert verify_export(forged, keys).line == first + 1
+
+
+def relined(exported: list[bytes], number: int, change) -> list[bytes]:
+    """`exported` with line `number` (from 1) changed by `change(parsed)`, or replaced
+    by what it answers."""
+    parsed = orjson.loads(exported[number - 1])
+    parsed = change(parsed) or parsed
+    return [*exported[: number - 1], orjson.dumps(parsed), *exported[number:]]
+
+
+def without(field):
+    return lambda line: line.pop(field) and None
+
+
+def setting(field, value):
+    return lambda line: line.update({field: value})
+
+
+NOT_EVENTS = {
+    "a list": (lambda line: [1, 2], "not an object but a list"),
+    "no version": (without("version"), "no 'version'"),
+    "an extra field": (setting("signed_by", "the server"), "an unknown field 'signed_by'"),
+    "an id that is a number": (setting("id", 5), "'id' is an integer, not a string"),
+    "a version that is true": (
+        setting("version", True),
+        "'version' is true or false, not an integer",
+    ),
+    "a type that is a list": (setting("type", ["x"]), "'type' is a list, not a string"),
+    "a schema version as text": (setting("v", "1"), "'v' is a string, not an integer"),
+    "data that is a list": (setting("data", []), "'data' is a list, not an object"),
+    "an unknown type": (setting("type", "CardsBurnt"), "unknown event type 'CardsBurnt'"),
+    "an unknown schema version": (setting("v", 9), "unknown version 9 of DecisionMade"),
+    "a time that is none": (setting("at", "yesterday"), "Invalid isoformat string: 'yesterday'"),
+    "data without its seat": (
+        lambda line: line["data"].pop("seat") and None,
+        "its data does not fit DecisionMade: seat: Missing data for required field.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_EVENTS, ids=list(NOT_EVENTS))
+def test_a_line_that_is_no_event_is_refused_saying_why_in_words(exported, keys, case):
+    """What fails 11: the reasons were Python's own (`list indices must be integers`,
+    `'version'`); and an extra field, which the chain does not cover, passed."""
+    change, reason = NOT_EVENTS[case]
+    number = next(n for n, line in enumerate(exported, 1) if b'"DecisionMade"' in line)
+    verdict = verify_export(relined(exported, number, change), keys)
+    assert (verdict.line, verdict.reason) == (number, f"not an event of version {number}: {reason}")
+
+
+NOT_SEALS = {
+    "a field beside it": (setting("signed", True), "an unknown field 'signed' beside it"),
+    "a field in it": (
+        lambda line: line["seal"].update(note="mine") and None,
+        "an unknown field 'note'",
+    ),
+    "a list": (setting("seal", []), "not an object but a list"),
+    "a version as text": (
+        lambda line: line["seal"].update(version="3") and None,
+        "'version' is a string, not an integer",
+    ),
+    "a signature that is not base64": (
+        lambda line: line["seal"].update(signature="%%") and None,
+        "its signature is not base64",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NOT_SEALS, ids=list(NOT_SEALS))
+def test_a_seal_line_that_is_no_seal_is_refused_saying_why_in_words(exported, keys, case):
+    change, reason = NOT_SEALS[case]
+    verdict = verify_export(relined(exported, len(exported), change), keys)
+    assert (verdict.line, verdict.reason) == (len(exported), f"not a seal: {reason}")
+
+
+def test_a_good_export_is_verified_naming_the_key_that_sealed_it(ended, exported, keys):
+    verdict = verify_export(exported, keys)
+    held = f"{ended.version} events, chain, seal, deck and rules hold"
+    assert verdict.reason == f"game {ended.id}: {held}; sealed by key {keys[0].key_id}"
+
+
+def test_an_export_does_not_tell_whose_seat_a_registered_one_is(claim, keys):
+    """What fails 9: a `SeatRegistered`'s digest was sha256('{"player":"<id>"}'), and
+    player ids are public: anyone matched an unrated game's seats to accounts."""
+    game = a_game(claim, kinds=("human", "human"))
+    tokens = joined(claim, game)  # without a player key
+    players = [games.register(claim, name) for name in ("Ann", "Bo")]
+    for seat, (_, key) in enumerate(players):
+        games.register_seat(claim, key, game.id, seat, tokens[seat])
+    ended = moved(claim, game.id, tokens)
+    exported = games.export(claim, ended.id)
+    text = b"".join(exported)
+    for player, _ in players:
+        for form in ({"player": player.id}, {"player": player.id, "player_salt": None}):
+            assert hashlib.sha256(orjson.dumps(form)).hexdigest().encode() not in text
+        assert player.id.encode() not in text
+    salts = [record.event.player_salt for record in claim.store.read(game.id)[3:5]]
+    assert all(salt.encode() not in text and len(salt) == 64 for salt in salts)
+    assert salts[0] != salts[1]  # drawn at random, each its own
+    assert verify_export(exported, keys).ok

@@ -14,10 +14,13 @@ import pytest
 import requests
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from service import games
 from service.events import HUMAN, PublicKey, Seal
 from service.events.chain import canonical, genesis, link
 from service.events.keys import KEY_FILE, parse_key
 from service.games import verify_export
+from tests.games.factories import moved
+from tests.games.test_export import NOT_EVENTS, NOT_SEALS, relined
 from tests.web.conftest import (
     DESKTOP,
     PHONE,
@@ -417,3 +420,41 @@ def test_moves_made_on_another_device_are_not_counted_as_checked(site, new_page,
         f"The {made_here} of your {moves} moves made in this browser are in the final log,"
         " unchanged ✔"
     )
+
+
+# --- in step with the CLI: the fields of a line, a registered seat -------------------
+
+
+def test_the_page_refuses_a_line_with_fields_not_its_own_in_the_clis_words(
+    modules_page, site, finished
+):
+    """An extra field is not covered by the chain: the CLI and the page refuse it, and
+    say what is wrong with a line's fields in the same words."""
+    exported = export_of(site, finished[2])
+    number = next(n for n, line in enumerate(exported, 1) if b'"DecisionMade"' in line)
+    cases = [relined(exported, number, change) for change, _ in NOT_EVENTS.values()]
+    cases += [relined(exported, len(exported), change) for change, _ in NOT_SEALS.values()]
+    keys = requests.get(f"{site.url}/.well-known/claim-keys", timeout=30).json()
+    texts = [base64.b64encode(b"\n".join(lines)).decode() for lines in cases]
+    found = modules_page.evaluate(VERDICTS, {"exports": texts, "keys": keys})
+    expected = [verify_export(lines, keys_of(site)) for lines in cases]
+    assert [line for line, _ in found] == [verdict.line for verdict in expected]
+    for (_, reason), verdict in zip(found, expected, strict=True):
+        detailed = "does not fit" in verdict.reason  # the CLI names the schema's fields too
+        assert verdict.reason.startswith(reason) if detailed else reason == verdict.reason
+
+
+def test_the_page_verifies_a_game_whose_seats_were_registered_as_the_cli_does(site, new_page):
+    """A `SeatRegistered` of schema 2: its digest is keyed with a salt the export does
+    not carry, and the page's chain is the server's."""
+    game_id, invites = site.game(FACTIONS, [HUMAN, HUMAN])
+    tokens = {seat: site.join(game_id, seat, invites[seat], f"p{seat}") for seat in invites}
+    for seat, token in tokens.items():
+        _, key = games.register(site.claim, f"Registered {seat}")
+        games.register_seat(site.claim, key, game_id, seat, token)
+    moved(site.claim, game_id, tokens)
+    lines = export_of(site, game_id)
+    assert b'"type":"SeatRegistered","v":2' in b"".join(lines)
+    assert verify_export(lines, keys_of(site)).ok
+    shown = verdict_on(new_page(), game_id)
+    assert shown == f"✔ Verified: chain, seal, deck and rules hold for all {len(lines) - 1} events."

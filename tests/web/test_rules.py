@@ -256,6 +256,10 @@ def test_an_events_private_values_are_digested_as_the_server_digests_them(module
     datas = [
         {"seat": 1, "name": "Ånn", "token_hash": hashes[0], "player": None},
         {"seat": 2, "player": "p-1"},
+        {"seat": 2, "player": "p-1", "player_salt": hashes[2]},  # keyed with the salt
+        {"seat": 2, "player": "Ånn", "player_salt": "s" * 70},  # a key longer than a block
+        {"seat": 2, "player": "p-1", "player_salt": None},
+        {"player": "p-1", "player_salt": hashes[2], "token_hash": hashes[3]},
         {"seats": [{"kind": "human", "invite_hash": hashes[1]}, {"kind": "ai", "level": "random"}]},
         {"seats": [{"kind": "ai", "level": "random", "invite_hash": None}], "deck": ["GO0"]},
         {"seats": [{"kind": "human"}, 3], "player": "x"},

@@ -8,14 +8,14 @@
 // same escapes, and numbers written as orjson writes the values it read. So a line is
 // parsed keeping each number's text (JSON.parse's source text), never through a double
 // that would turn 1.0 into 1 or round a large integer.
-import { sha256Hex } from "./sha256.js";
+import { hmacSha256Hex, sha256Hex } from "./sha256.js";
 
 const encoder = new TextEncoder();
 export const utf8 = (text) => encoder.encode(text);
 
 // A number the server reads as a float (a fraction or an exponent, or an integer too
 // large for 64 bits): kept apart from integers, as Python keeps them.
-class Float {
+export class Float {
   constructor(value) { this.value = value; }
 }
 
@@ -93,12 +93,12 @@ export function canonicalJson(value) {
 export const PRIVATE = "private";  // the key of the private values' digest
 
 // An event's data as the chain holds it: its private values (a seat's token hash and
-// player, the seats' invite hashes) replaced by the sha256 of their canonical JSON. An
+// player with the salt beside it, the seats' invite hashes) replaced by their digest. An
 // export's data has them replaced already, and is then its own canonical form.
 export function canonicalData(data) {
   const publicPart = { ...data };
   const privatePart = {};
-  for (const key of ["token_hash", "player"]) {
+  for (const key of ["token_hash", "player", "player_salt"]) {
     if (Object.hasOwn(publicPart, key)) {
       privatePart[key] = publicPart[key];
       delete publicPart[key];
@@ -110,8 +110,18 @@ export function canonicalData(data) {
     publicPart.seats = seats.map(({ invite_hash: invite = null, ...seat }) => { invites.push(invite); return seat; });
     if (invites.some((invite) => invite !== null)) privatePart.invite_hashes = invites;
   }
-  if (Object.keys(privatePart).length) publicPart[PRIVATE] = sha256Hex(utf8(canonicalJson(privatePart)));
+  if (Object.keys(privatePart).length) publicPart[PRIVATE] = digest(privatePart);
   return canonicalJson(publicPart);
+}
+
+// The digest of private values: a registered seat's player (SeatRegistered, schema 2)
+// HMAC-SHA256'd with the salt beside it as the key, anything else sha256'd as JSON.
+function digest(values) {
+  const { player, player_salt: salt } = values;
+  if (Object.keys(values).length === 2 && typeof player === "string" && typeof salt === "string") {
+    return hmacSha256Hex(utf8(salt), utf8(player));
+  }
+  return sha256Hex(utf8(canonicalJson(values)));
 }
 
 // The canonical bytes of an export's line: its fields but the hash.

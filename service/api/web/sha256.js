@@ -40,3 +40,19 @@ export function sha256Hex(bytes) {
   }
   return Array.from(hash, (v) => v.toString(16).padStart(8, "0")).join("");
 }
+
+// HMAC-SHA256 (RFC 2104) of bytes keyed with bytes, in hex: the hash chain's digest of a
+// registered seat's player, keyed with its salt (chain.js).
+export function hmacSha256Hex(key, message) {
+  const block = new Uint8Array(64);
+  block.set(key.length > 64 ? hexBytes(sha256Hex(key)) : key);
+  const padded = (pad, tail) => {
+    const bytes = new Uint8Array(64 + tail.length);
+    bytes.set(block.map((byte) => byte ^ pad));
+    bytes.set(tail, 64);
+    return bytes;
+  };
+  return sha256Hex(padded(0x5c, hexBytes(sha256Hex(padded(0x36, message)))));
+}
+
+const hexBytes = (hex) => Uint8Array.from(hex.match(/../g), (pair) => parseInt(pair, 16));

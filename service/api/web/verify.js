@@ -11,9 +11,10 @@
 //    game starts, decisions in turn, resignations, timeouts), every decision replayed
 //    by this client's own rules engine (rules.js).
 //
+// A line holds the fields of its kind and no other (the chain would not cover one more).
 // The verdict names the first bad line (from 1, blank lines not counted) and why, in
 // the CLI's words. `changedHeads` then compares the heads a seat kept while it played.
-import { PRIVATE, canonicalEvent, canonicalJson, concat, fromHex, genesis, hex, link, parseJson, sha256, utf8 } from "./chain.js";
+import { Float, PRIVATE, canonicalEvent, canonicalJson, concat, fromHex, genesis, hex, link, parseJson, sha256, utf8 } from "./chain.js";
 import { IllegalDecision, InvalidGame, MalformedDecision, Replay, parseDecision, sideOf, sides } from "./rules.js";
 
 const SEAL = "seal";
@@ -90,17 +91,24 @@ const fits = (data, required, optional = []) => {
 const UPCASTS = {
   GameCreated: [null, (data) => ({ ...data, timeout_policy: "ai:greedy", join_time_limit: null }), (data) => ({ ...data, rated: false })],
   SeatJoined: [null, (data) => ({ ...data, player: null })],
+  SeatRegistered: [null, (data) => ({ ...data, player_salt: null })],
 };
 const SCHEMAS = {
   GameCreated: { version: 3, read: readCreation },
   SeatJoined: { version: 2, read: (d) => fits(d, ["seat", "name", "token_hash", "player"]) && isSeat(d.seat) && isText(d.name, 64) },
-  SeatRegistered: { version: 1, read: (d) => fits(d, ["seat", "player"]) && isSeat(d.seat) && isText(d.player, 64) },
+  SeatRegistered: { version: 2, read: readRegistration },
   DecisionMade: { version: 1, read: readDecision },
   GameResigned: { version: 1, read: (d) => fits(d, ["seat"]) && isSeat(d.seat) },
   TurnTimedOut: { version: 1, read: (d) => fits(d, ["seat", "policy"]) && isSeat(d.seat) && POLICIES.includes(d.policy) },
   SeatReturned: { version: 1, read: (d) => fits(d, ["seat"]) && isSeat(d.seat) },
   GameAborted: { version: 1, read: (d) => fits(d, ["reason"]) && isText(d.reason, 500) },
 };
+
+function readRegistration(data) {
+  const salt = data.player_salt;
+  return fits(data, ["seat", "player", "player_salt"]) && isSeat(data.seat) && isText(data.player, 64)
+    && (salt === null || (typeof salt === "string" && HEX64.test(salt)));
+}
 
 function readDecision(data) {
   if (!(fits(data, ["seat", "decision"], ["timeout_policy"]) && isSeat(data.seat))) return false;
@@ -140,22 +148,46 @@ function isSeatSpec(spec) {
   return (level === null || AI_LEVELS.includes(level)) && (invite === null || (typeof invite === "string" && HEX64.test(invite)));
 }
 
+// What a JSON value is, in the CLI's words (service/events/shapes.py).
+function kindOf(value) {
+  if (value === null) return "null";
+  if (typeof value === "string") return "a string";
+  if (typeof value === "boolean") return "true or false";
+  if (isInt(value)) return "an integer";
+  if (Array.isArray(value)) return "a list";
+  return isObject(value) && !(value instanceof Float) ? "an object" : "a number";
+}
+
+// Exactly these fields, each of its kind ("a string"...), in the CLI's words; else
+// `refusal(reason)` is thrown. A field more is refused: the chain would not cover it.
+function checkFields(value, fields, refusal) {
+  if (kindOf(value) !== "an object") throw refusal(`not an object but ${kindOf(value)}`);
+  const missing = Object.keys(fields).find((field) => !Object.hasOwn(value, field));
+  if (missing !== undefined) throw refusal(`no '${missing}'`);
+  const unknown = Object.keys(value).find((field) => !Object.hasOwn(fields, field));
+  if (unknown !== undefined) throw refusal(`an unknown field '${unknown}'`);
+  const wrong = Object.keys(fields).find((field) => kindOf(value[field]) !== fields[field]);
+  if (wrong !== undefined) throw refusal(`'${wrong}' is ${kindOf(value[wrong])}, not ${fields[wrong]}`);
+}
+
+const EVENT_FIELDS = { version: "an integer", id: "a string", type: "a string", v: "an integer", at: "a string", data: "an object" };
+const SEAL_FIELDS = { game_id: "a string", version: "an integer", hash: "a string", key_id: "a string", signature: "a string" };
+
 // An export line's event: {version, type, data}, its data readable by the fold. The
 // private values, digested in an export, stand in as placeholders no rule looks at.
 function readEvent(line, version) {
-  if (!isObject(line)) throw new NotAnEvent("not an object");
-  for (const field of ["version", "id", "type", "v", "at", "data"]) if (!Object.hasOwn(line, field)) throw new NotAnEvent(`no '${field}'`);
+  const fields = isObject(line) ? Object.fromEntries(Object.entries(line).filter(([field]) => field !== "hash")) : line;
+  checkFields(fields, EVENT_FIELDS, (reason) => new NotAnEvent(reason));
   if (line.version !== version) throw new NotAnEvent(`it says version ${canonicalJson(line.version)}`);
-  if (!isObject(line.data)) throw new NotAnEvent("its data is not an object");
   const schema = Object.hasOwn(SCHEMAS, line.type) ? SCHEMAS[line.type] : null;
-  if (!schema) throw new NotAnEvent(`unknown event type ${canonicalJson(line.type)}`);
+  if (!schema) throw new NotAnEvent(`unknown event type '${line.type}'`);  // as Python quotes it
   if (!(isInt(line.v) && line.v >= 1 && line.v <= schema.version)) throw new NotAnEvent(`unknown version ${canonicalJson(line.v)} of ${line.type}`);
   let data = Object.fromEntries(Object.entries(line.data).filter(([key]) => key !== PRIVATE));
   if (line.type === "SeatJoined") data = { ...data, token_hash: "0".repeat(64), player: null };
-  if (line.type === "SeatRegistered") data = { ...data, player: "private" };
+  if (line.type === "SeatRegistered") data = { ...data, player: "private", player_salt: null };
   for (let old = Number(line.v); old < schema.version; old++) data = UPCASTS[line.type][old](data);
   if (!schema.read(data)) throw new NotAnEvent(`its data does not fit ${line.type}`);
-  if (!isIsoTime(line.at)) throw new NotAnEvent(`Invalid isoformat string: ${canonicalJson(line.at)}`);
+  if (!isIsoTime(line.at)) throw new NotAnEvent(`Invalid isoformat string: '${line.at}'`);
   if (!isUuid(line.id)) throw new NotAnEvent("badly formed hexadecimal UUID string");
   return { version, type: line.type, data };
 }
@@ -310,10 +342,17 @@ export async function verifyExport(exported, listedKeys, { gameId = null } = {})
   }
   const last = parsed.length;
   if (!isObject(parsed.at(-1)) || !Object.hasOwn(parsed.at(-1), SEAL)) return new Verdict(last, "the last line is not the seal");
+  const beside = Object.keys(parsed.at(-1)).find((field) => field !== SEAL);
+  if (beside !== undefined) return new Verdict(last, `not a seal: an unknown field '${beside}' beside it`);
   const seal = parsed.at(-1)[SEAL];
-  const signature = base64Bytes(seal?.signature);
-  if (!(isObject(seal) && typeof seal.game_id === "string" && isInt(seal.version) && typeof seal.hash === "string"
-    && typeof seal.key_id === "string" && signature)) return new Verdict(last, "not a seal");
+  try {
+    checkFields(seal, SEAL_FIELDS, (reason) => new NotAnEvent(`not a seal: ${reason}`));
+  } catch (error) {
+    if (!(error instanceof NotAnEvent)) throw error;
+    return new Verdict(last, error.message);
+  }
+  const signature = base64Bytes(seal.signature);
+  if (!signature) return new Verdict(last, "not a seal: its signature is not base64");
   if (gameId !== null && seal.game_id !== gameId) return new Verdict(last, `the seal is of game ${seal.game_id}, not of game ${gameId}`);
 
   const found = { gameId: seal.game_id, seal, hashes: [] };
@@ -358,7 +397,7 @@ export async function verifyExport(exported, listedKeys, { gameId = null } = {})
   if (hex(await sha256(concat(hexBytes(salt), utf8(deck.join(" "))))) !== commitment) {
     return new Verdict(1, "the deck and salt do not give the commitment", found);
   }
-  return new Verdict(null, `game ${seal.game_id}: ${events.length} events, chain, seal, deck and rules hold`, found);
+  return new Verdict(null, `game ${seal.game_id}: ${events.length} events, chain, seal, deck and rules hold; sealed by key ${seal.key_id}`, found);
 }
 
 // The heads a seat kept while it played ({version: hash}) against a verdict's chain:
