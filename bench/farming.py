@@ -173,7 +173,7 @@ def main() -> None:
         run = farm(Client(server.port), args)
 
     redis_at = Config.from_env().redis_url or "embedded"
-    accounts = f"{args.accounts} {'people' if args.people else 'bots'}' accounts"
+    accounts = f"{args.accounts} accounts of its own ({'people' if args.people else 'bots'})"
     print(
         f"claim serve --workers {args.workers}, Redis {redis_at}, {os.cpu_count()} CPUs;"
         f" {accounts}{', each established first' if args.established else ''},"

@@ -124,7 +124,7 @@ def _note(change: RatingChange) -> str | None:
     if change.bots:
         why.append(
             f"{_opponents(change.bots)} a bot's account (a person's game against a bot"
-            f" counts {BOT_WEIGHT:g}, and a bot is no opponent towards a person's rank)"
+            f" counts {BOT_WEIGHT:g} of a game, and no bot counts towards a person's rank)"
         )
     counted = "not rated" if change.weight == 0 else f"counted at {change.weight:g}"
     return f"{counted}: {'; '.join(why)}"
