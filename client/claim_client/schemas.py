@@ -433,6 +433,7 @@ class PublicProfile(TypedDict, total=False):
 
 class Ranked(TypedDict, total=False):
     bot: bool
+    established: bool
     games: int
     kind: Literal["player", "ai"]
     last_played_at: str | None
@@ -588,6 +589,7 @@ class SigningKeys(TypedDict, total=False):
 
 class Standing(TypedDict, total=False):
     bot: bool
+    established: bool
     games: int
     kind: Literal["player", "ai"]
     last_played_at: str | None

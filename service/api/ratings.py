@@ -8,7 +8,13 @@ from datetime import UTC, datetime
 from marshmallow import Schema, fields, validate
 
 from service import games
-from service.games import BOT_FILTERS, FIGURES, MIN_OPPONENTS, rating_change
+from service.games import (
+    BOT_FILTERS,
+    ESTABLISHED_OPPONENTS,
+    FIGURES,
+    MIN_OPPONENTS,
+    rating_change,
+)
 
 from .fields import QueryInteger
 from .games import claim
@@ -43,13 +49,21 @@ class StandingSchema(Schema):
     ranked = fields.Boolean(
         metadata={
             "description": f"an AI level, or a player who has met {MIN_OPPONENTS} distinct"
-            " opponents in rated games: only they have a rank"
+            " established opponents in rated games (for a person: not bots): only they"
+            " have a rank"
+        }
+    )
+    established = fields.Boolean(
+        metadata={
+            "description": "an AI level, or a player who has met"
+            f" {ESTABLISHED_OPPONENTS} distinct established opponents: only then do its"
+            " games move its opponents' ratings"
         }
     )
     opponents = fields.Integer(
         metadata={
-            "description": "distinct opponents met in rated games that moved the rating,"
-            f" counted up to {MIN_OPPONENTS}"
+            "description": "distinct established opponents (for a person: not bots) met in"
+            f" rated games that moved the rating, counted up to {MIN_OPPONENTS}"
         }
     )
     games = fields.Integer(metadata={"description": "rated games of this player count"})
@@ -111,6 +125,7 @@ def _standing(standing: games.Standing) -> dict:
         "uncertainty": round(standing.sigma, FIGURES),
         "provisional": standing.provisional,
         "ranked": standing.ranked,
+        "established": standing.established,
         "opponents": len(rating.opponents),
         "games": rating.games,
         "last_played_at": None if rating.played_at is None else _time(rating.played_at),
@@ -127,8 +142,9 @@ def _time(timestamp: float) -> datetime:
 def leaderboard(args):
     """The leaderboard of 2-, 3- or 4-player games: registered players and AI levels,
     best skill first; a provisional rating is marked. A player who has not yet met
-    enough distinct opponents has no rank and is listed after those who have. Each
-    entry says whether it is a bot's; `bots=only` or `bots=exclude` filters them."""
+    enough distinct established opponents has no rank and is listed after those who
+    have. Each entry says whether it is a bot's; `bots=only` or `bots=exclude` filters
+    them."""
     board = games.leaderboard(
         claim(), args["players"], args["offset"], args["limit"], args.get("bots")
     )

@@ -102,6 +102,8 @@ from .players import (
     new_secret,
 )
 from .ratings import (
+    BOT_WEIGHT,
+    ESTABLISHED_OPPONENTS,
     FULL_MEETINGS,
     LAST_MEETING,
     MIN_DECISIONS_PER_SEAT,
@@ -114,6 +116,7 @@ from .ratings import (
     Ratings,
     ai_entity,
     is_ai,
+    is_established,
     is_ranked,
 )
 from .rematches import Rematches
@@ -132,6 +135,7 @@ __all__ = [
     "AI_DECIDES",
     "AI_LEVELS",
     "BLOCKED",
+    "BOT_WEIGHT",
     "CANCELLED",
     "CHALLENGE_STATUSES",
     "COMPLETED",
@@ -139,6 +143,7 @@ __all__ = [
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
     "DELIVERED",
+    "ESTABLISHED_OPPONENTS",
     "EXPIRED",
     "FAILED",
     "FINISHED",
@@ -230,6 +235,7 @@ __all__ = [
     "digest",
     "fold",
     "is_ai",
+    "is_established",
     "is_ranked",
     "new_secret",
     "policy_parts",

@@ -26,8 +26,15 @@ Against farming (a second account that loses on purpose), all from the results a
   it met most (two AI levels never count as a pair): the first `FULL_MEETINGS` fully,
   then half as much each, from game `LAST_MEETING` + 1 not at all; a game of weight w
   moves the rating w of the way the model would (`meetings`, `weight_of`);
-- a rating keeps the first `MIN_OPPONENTS` distinct entities met on another side; a
-  player is ranked (and leaves provisional) only from there (`is_ranked`).
+- an opponent counts only once it is established (`is_established`): an AI level
+  always, an account once it has met `ESTABLISHED_OPPONENTS` distinct established
+  opponents; a game moves an entity by the mean worth of its distinct opponents (0 for
+  one not established yet, `BOT_WEIGHT` for a bot's account when the entity is a
+  person, else 1), times the weight of its meetings (`rate`);
+- a rating keeps the first `MIN_OPPONENTS` distinct opponents of full worth met in
+  games that moved it (for a person: established people and AI levels); an account is
+  established from `ESTABLISHED_OPPONENTS` of them on, ranked (and out of provisional)
+  from `MIN_OPPONENTS` (`is_ranked`).
 
 The projection is a fold over the rated results in a fixed order (the game's end
 time, then its id), so that `claim rebuild` recomputes exactly the same figures: a
@@ -70,7 +77,9 @@ DAY = 86_400.0
 MIN_DECISIONS_PER_SEAT = 4  # a game resigned or forfeited sooner is not rated: 8 in a duel
 FULL_MEETINGS = 3  # games a day of the same two that count fully; then 1/2, 1/4, 1/8
 LAST_MEETING = 6  # the last of them that counts at all
-MIN_OPPONENTS = 5  # distinct opponents a player meets before being ranked
+ESTABLISHED_OPPONENTS = 3  # as FIDE rates a newcomer: the AI levels suffice to start with
+BOT_WEIGHT = 0.5  # a person's game against a bot's account counts half, as on Lichess
+MIN_OPPONENTS = 5  # distinct opponents of full worth a player meets before being ranked
 
 
 def ai_entity(level: str) -> str:
@@ -90,7 +99,7 @@ class Rating:
     sigma: float = MODEL.sigma
     games: int = 0  # rated games that moved it
     played_at: float | None = None  # the end of its last rated game, Unix seconds
-    opponents: tuple[str, ...] = ()  # the first MIN_OPPONENTS distinct ones met
+    opponents: tuple[str, ...] = ()  # the first MIN_OPPONENTS distinct ones of full worth
 
     def sigma_at(self, when: float) -> float:
         """The uncertainty at `when` (Unix seconds), grown by the days since the last
@@ -107,9 +116,16 @@ class Rating:
 
 def is_ranked(entity: str, rating: Rating) -> bool:
     """Whether `entity` has a rank on the leaderboard: an AI level always, a player once
-    it has met `MIN_OPPONENTS` distinct opponents (so that a second account's wins do
-    not put a new account at the top)."""
+    it has met `MIN_OPPONENTS` distinct established opponents (a person: bots aside), so
+    that wins over accounts of one's own do not put a new account at the top."""
     return is_ai(entity) or len(rating.opponents) >= MIN_OPPONENTS
+
+
+def is_established(entity: str, rating: Rating | None) -> bool:
+    """Whether `entity`'s results count for its opponents: an AI level always, a player
+    once it has met `ESTABLISHED_OPPONENTS` distinct established opponents (an account
+    nobody established has met tells nothing of their strength: it may be one's own)."""
+    return is_ai(entity) or (rating is not None and len(rating.opponents) >= ESTABLISHED_OPPONENTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,11 +142,15 @@ class RatedResult:
     # before they were kept, rated as it was then until `claim rebuild`).
     reason: str = COMPLETED
     decisions: int = 0
+    # The entities that are bots' accounts (a player's flag, which never changes, named
+    # by whoever records the result: `service.games.rated_result`).
+    bots: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, game: Game) -> RatedResult | None:
         """The result of `game` if it is rated and finished (not aborted), and every
-        seat is a registered player or an AI level; else None."""
+        seat is a registered player or an AI level; else None. Its `bots` are not
+        named (the game does not know them)."""
         if not game.creation.rated or game.ending is None or game.status != FINISHED:
             return None
         entities = tuple(
@@ -167,6 +187,10 @@ class RatedResult:
         own = {side for side in self.sides if any(self.entities[s] == entity for s in side)}
         return {self.entities[s] for side in self.sides if side not in own for s in side}
 
+    def is_person(self, entity: str) -> bool:
+        """A registered player who is no bot's account."""
+        return not is_ai(entity) and entity not in self.bots
+
     def place_of(self, seat: int) -> int:
         """1 for a seat of a side ranked first (alone or tied), and so on."""
         return self.ranks[next(n for n, side in enumerate(self.sides) if seat in side)]
@@ -190,6 +214,8 @@ class RatingChange:
     sigma_after: float
     weight: float = 1.0  # how much the game counted: 1 fully, 0 not at all
     meetings: int = 1  # `meetings` of the entity in it; 0: the game is not counted
+    newcomers: int = 0  # distinct opponents not established yet (worth 0)
+    bots: int = 0  # distinct opponents that are established bots, for a person (worth 1/2)
 
 
 def meetings(results: Sequence[RatedResult], start: int = 0) -> list[dict[str, int]]:
@@ -226,13 +252,25 @@ def weight_of(meetings: int) -> float:
     return 0.5 ** max(0, meetings - FULL_MEETINGS)
 
 
+def worth(result: RatedResult, entity: str, opponent: str, rating: Rating | None) -> float:
+    """How much `opponent`, of the rating `rating` before `result`, counts for `entity`
+    in it: not at all while not established (`is_established`), `BOT_WEIGHT` if it is a
+    bot's account and `entity` a person, else fully."""
+    if not is_established(opponent, rating):
+        return 0.0
+    if opponent in result.bots and result.is_person(entity):
+        return BOT_WEIGHT
+    return 1.0
+
+
 def rate(
     ratings: dict[str, Rating], result: RatedResult, met: Mapping[str, int] | None = None
 ) -> tuple[dict[str, Rating], tuple[RatingChange, ...]]:
     """The ratings of `result`'s entities that it moves, after it (from `ratings`, new
     ones where an entity has none), and each seat's change. `met`: each entity's
-    `meetings` (None: a first meeting of all); an entity's rating moves `weight_of`
-    them of the way the model says, and not at all (not even its games) at weight 0."""
+    `meetings` (None: a first meeting of all). An entity's rating moves its weight of
+    the way the model says, and not at all (not even its games) at weight 0: `weight_of`
+    its meetings times the mean `worth` of its distinct opponents (1 with none)."""
     met = met or dict.fromkeys(result.entities, 1 if result.counted else 0)
     before = {}
     for entity in result.entities:
@@ -246,20 +284,26 @@ def rate(
     for side, team in zip(result.sides, MODEL.rate(teams, ranks=list(result.ranks)), strict=True):
         for seat, rated in zip(side, team, strict=True):
             copies[result.entities[seat]].append(rated)
+    worths, weights = {}, {}
+    for entity in copies:
+        opponents = sorted(result.opponents_of(entity))
+        worths[entity] = {o: worth(result, entity, o, ratings.get(o)) for o in opponents}
+        mean = sum(worths[entity].values()) / len(opponents) if opponents else 1.0
+        weights[entity] = weight_of(met[entity]) * mean
     after = {}
     for entity, rated in copies.items():
-        weight, prior = weight_of(met[entity]), before[entity]
+        weight, prior = weights[entity], before[entity]
         if weight == 0:
             continue
         mu = sum(r.mu for r in rated) / len(rated)
         sigma = sum(r.sigma for r in rated) / len(rated)
-        new = [o for o in sorted(result.opponents_of(entity)) if o not in prior.opponents]
+        full = [o for o, w in worths[entity].items() if w == 1 and o not in prior.opponents]
         after[entity] = Rating(
             prior.mu + weight * (mu - prior.mu),
             prior.sigma + weight * (sigma - prior.sigma),
             prior.games + 1,
             result.finished_at,
-            (*prior.opponents, *new)[:MIN_OPPONENTS],
+            (*prior.opponents, *full)[:MIN_OPPONENTS],
         )
     changes = tuple(
         RatingChange(
@@ -269,8 +313,10 @@ def rate(
             before[entity].sigma,
             after.get(entity, before[entity]).mu,
             after.get(entity, before[entity]).sigma,
-            weight_of(met[entity]),
+            weights[entity],
             met[entity],
+            sum(w == 0 for w in worths[entity].values()),
+            sum(w == BOT_WEIGHT for w in worths[entity].values()),
         )
         for seat, entity in enumerate(result.entities)
     )
@@ -301,6 +347,7 @@ def _result(text: bytes) -> RatedResult:
             "entities": tuple(fields["entities"]),
             "sides": tuple(tuple(side) for side in fields["sides"]),
             "ranks": tuple(fields["ranks"]),
+            "bots": tuple(fields.get("bots", ())),
         }
     )
 

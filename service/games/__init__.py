@@ -18,6 +18,7 @@ from service.events import (
     CHALLENGE_STATUSES,
     DEFAULT_JOIN_TIME_LIMIT,
     DEFAULT_TIMEOUT_POLICY,
+    ESTABLISHED_OPPONENTS,
     GAME_ID,
     HUMAN,
     MIN_OPPONENTS,
@@ -145,6 +146,7 @@ from .ratings import (
     Standing,
     leaderboard,
     public_profile,
+    rated_result,
     rating_change,
 )
 from .server import Readiness, count_request, health, lobby, readiness
@@ -161,6 +163,7 @@ __all__ = [
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_OTHERS",
     "DEFAULT_TIMEOUT_POLICY",
+    "ESTABLISHED_OPPONENTS",
     "FIGURES",
     "GAME",
     "GAME_ID",
@@ -289,6 +292,7 @@ __all__ = [
     "profile",
     "public_keys",
     "public_profile",
+    "rated_result",
     "rating_change",
     "readiness",
     "rebuild",

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from service.events import ArchivedGame, Game, PublicKey, RatedResult, Seal, fold
+from service.events import ArchivedGame, Game, PublicKey, Seal, fold
 from service.events.archive import FACTS, row_facts
 from service.events.packing import Entry, pack, unpack
 from service.events.store import head_of, records_of
@@ -37,6 +37,7 @@ from service.events.store import head_of, records_of
 from .claim import Claim
 from .errors import use_case
 from .export import public_keys, seal
+from .ratings import rated_result
 
 log = logging.getLogger(__name__)
 CHUNK = 500  # games moved at a time: one transaction of the archive
@@ -171,7 +172,7 @@ def _ready(claim: Claim, game: Game, sealed: Seal | None) -> Seal | None:
     if (sealed.version, sealed.hash) != tuple(game.head):
         log.error("game %s: its seal is not of its log: kept in Redis", game.id)
         return None
-    result = RatedResult.of(game)
+    result = rated_result(claim, game)
     if result is not None and claim.ratings.changes(game.id) is None:
         claim.ratings.record(result)
         claim.ratings.catch_up(result.players)

@@ -24,7 +24,6 @@ from service.events import (
     DecisionMade,
     Event,
     Game,
-    RatedResult,
     SeatJoined,
     SeatRegistered,
     fold,
@@ -33,6 +32,7 @@ from service.events import (
 from . import archiving, deadlines, notifications, turns
 from .claim import Claim
 from .export import seal
+from .ratings import rated_result
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ def _gives_a_player_a_seat(event: Event) -> bool:
 def _ratings(claim: Claim, change: Change) -> None:
     """A rated game that ends moves the ratings (rebuilt: folded once at the end), and
     the watchers of each game whose rating changes were written look at it again."""
-    result = RatedResult.of(change.game)
+    result = rated_result(claim, change.game)
     if result is not None:
         claim.ratings.record(result)
         if not change.rebuilt:
@@ -149,7 +149,7 @@ def rebuild(claim: Claim, game_ids: Iterable[str], archived: Iterable[str] = ())
         changed(claim, Change(game, events, rebuilt=True))
         count += 1
     for game_id in archived:
-        result = RatedResult.of(claim.store.load(game_id))
+        result = rated_result(claim, claim.store.load(game_id))
         if result is not None:
             claim.ratings.record(result)
         count += 1

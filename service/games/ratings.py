@@ -2,30 +2,36 @@
 profile per registered player or AI level (the figures: `service/events/ratings.py`).
 
 Uncertainty is shown as of now: the stored one grown by the days since the entity's
-last rated game. A player is ranked once it has met enough distinct opponents; before,
-it is listed after the ranked, provisional. Nothing here is private: names, ratings
-and rated results only.
+last rated game. A player is established (its games count for its opponents) and then
+ranked once it has met enough distinct established opponents; before, it is listed
+after the ranked, provisional. Nothing here is private: names, ratings and rated
+results only.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from service import events
 from service.events import (
     AI_LEVELS,
+    BOT_WEIGHT,
+    ESTABLISHED_OPPONENTS,
     FULL_MEETINGS,
     LAST_MEETING,
     MIN_DECISIONS_PER_SEAT,
     PLAYER_COUNTS,
+    Game,
     Played,
     Player,
+    RatedResult,
     Rating,
     RatingChange,
     ai_entity,
     is_ai,
+    is_established,
     is_ranked,
 )
 
@@ -46,7 +52,8 @@ class Standing:
     rating: Rating
     sigma: float  # the uncertainty now
     provisional: bool  # uncertain now, or not ranked yet
-    ranked: bool  # has met enough distinct opponents (`is_ranked`)
+    ranked: bool  # has met enough distinct established opponents (`is_ranked`)
+    established: bool  # its games count for its opponents (`is_established`)
     bot: bool = False  # a bot's account (an AI level is none)
 
     @property
@@ -101,12 +108,30 @@ def _note(change: RatingChange) -> str | None:
         )
     if change.weight == 1:
         return None
+    why = []
+    if change.meetings > FULL_MEETINGS:
+        why.append(
+            f"game {change.meetings} within a day with the same other player or AI level"
+            f" (the first {FULL_MEETINGS} count fully, the next"
+            f" {LAST_MEETING - FULL_MEETINGS} each half the one before, the rest not at all)"
+        )
+    if change.newcomers:
+        why.append(
+            f"{_opponents(change.newcomers)} not established yet (an account is once it"
+            f" has met {ESTABLISHED_OPPONENTS} established opponents, AI levels always"
+            " are; until then its games count for it, not for its opponents)"
+        )
+    if change.bots:
+        why.append(
+            f"{_opponents(change.bots)} a bot's account (a person's game against a bot"
+            f" counts {BOT_WEIGHT:g} of a game, and no bot counts towards a person's rank)"
+        )
     counted = "not rated" if change.weight == 0 else f"counted at {change.weight:g}"
-    return (
-        f"{counted}: game {change.meetings} within a day with the same other player or AI"
-        f" level (the first {FULL_MEETINGS} count fully, the next"
-        f" {LAST_MEETING - FULL_MEETINGS} each half the one before, the rest not at all)"
-    )
+    return f"{counted}: {'; '.join(why)}"
+
+
+def _opponents(count: int) -> str:
+    return "the opponent is" if count == 1 else f"{count} opponents are"
 
 
 def _kind(entity: str) -> str:
@@ -117,7 +142,10 @@ def _standing(claim: Claim, entity: str, name: str, rating: Rating, bot: bool = 
     now = claim.clock().timestamp()
     ranked = is_ranked(entity, rating)
     provisional = rating.provisional_at(now) or not ranked
-    return Standing(entity, name, rating, rating.sigma_at(now), provisional, ranked, bot)
+    established = is_established(entity, rating)
+    return Standing(
+        entity, name, rating, rating.sigma_at(now), provisional, ranked, established, bot
+    )
 
 
 def _names(claim: Claim, entities: list[str]) -> dict[str, str]:
@@ -132,6 +160,16 @@ def _player(claim: Claim, player_id: str) -> Player:
     except events.UnknownPlayer:
         pass
     raise UnknownPlayer(f"no player {player_id!r}")
+
+
+def rated_result(claim: Claim, game: Game) -> RatedResult | None:
+    """`game`'s rated result (`RatedResult.of`) with its bots' accounts named, as the
+    ratings fold it: a player's bot flag never changes, so a rebuild names the same."""
+    result = RatedResult.of(game)
+    if result is None:
+        return None
+    bots = claim.players.bots([entity for entity in result.entities if not is_ai(entity)])
+    return replace(result, bots=tuple(sorted(bots)))
 
 
 ONLY, EXCLUDE = "only", "exclude"  # the leaderboard's filters of bots

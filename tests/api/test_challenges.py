@@ -219,11 +219,13 @@ def test_a_person_may_challenge_a_bot_to_a_rated_game_and_not_the_other_way(clie
     assert client.get(f"/games/{accepted.json['game_id']}").json["rated"] is True
 
 
-def test_a_bot_on_the_leaderboard_is_marked_and_filtered(client):
+def test_a_bot_on_the_leaderboard_is_marked_and_filtered(client, claim):
     from tests.api.test_player_stream import play  # which imports this module
+    from tests.games.test_ratings import drawn_with_the_ai_levels
 
     robo, robo_key = a_player(client, "Robo", bot=True)
     ann, ann_key = a_player(client, "Ann")
+    drawn_with_the_ai_levels(claim, ann, robo)  # established: their game moves them
     made = challenge(client, ann_key, robo, rated=True, factions="claim").json
     game_id = client.post(f"/challenges/{made['id']}/accept", headers=robo_key).json["game_id"]
     play(client, game_id, {0: ann_key, 1: robo_key})

@@ -8,6 +8,8 @@ import re
 import pytest
 
 from tests.api.factories import Table, created
+from tests.api.test_player_stream import play
+from tests.games.test_ratings import drawn_with_the_ai_levels
 
 
 def a_player(client, name, **contact) -> tuple[str, str]:
@@ -56,7 +58,8 @@ def test_rated_is_a_boolean_and_a_rated_seat_needs_a_player_key(client):
     assert [g["rated"] for g in listed if g["game_id"] == game["game_id"]] == [True]
 
 
-def test_a_finished_rated_game_shows_what_it_did_to_each_rating(client, two):
+def test_a_finished_rated_game_shows_what_it_did_to_each_rating(client, claim, two):
+    drawn_with_the_ai_levels(claim, *(pid for pid, _ in two))  # established, at 25
     table = a_rated_table(client, [key for _, key in two])
     assert table.view()["ratings"] is None  # running
     view = table.play()
@@ -91,17 +94,22 @@ def test_a_game_resigned_at_once_shows_its_result_and_that_it_was_not_rated(clie
     assert client.get(f"/players/{two[0][0]}").json["recent"] == []
 
 
-def test_the_leaderboard_ranks_and_pages_and_marks_provisional_ratings(client, two):
+def test_the_leaderboard_ranks_and_pages_and_marks_provisional_ratings(client, claim, two):
+    drawn_with_the_ai_levels(claim, *(pid for pid, _ in two))
     a_rated_table(client, [key for _, key in two]).play()
     board = client.get("/ratings?players=2").json
     assert (board["players"], board["total"], board["ranked"], board["offset"]) == (2, 2, 0, 0)
     first, second = board["standings"]
-    assert (first["rank"], second["rank"]) == (None, None)  # one opponent each: not ranked
+    assert (first["rank"], second["rank"]) == (None, None)  # four opponents each: no rank
     assert first["rating"] > 25 > second["rating"]
     assert {first["name"], second["name"]} == {"Ann", "Bo"}
     for standing in board["standings"]:
-        assert standing["provisional"] is True and standing["games"] == 1
-        assert (standing["ranked"], standing["opponents"]) == (False, 1)
+        assert standing["provisional"] is True and standing["games"] == 4
+        assert (standing["ranked"], standing["established"], standing["opponents"]) == (
+            False,
+            True,
+            4,
+        )
         assert standing["kind"] == "player" and standing["last_played_at"]
     page = client.get("/ratings?players=2&offset=1&limit=1").json
     assert page["standings"] == [second] and page["total"] == 2
@@ -112,16 +120,17 @@ def test_the_leaderboard_ranks_and_pages_and_marks_provisional_ratings(client, t
         assert response.headers["Content-Type"] == "application/problem+json"
 
 
-def test_a_public_profile_shows_ratings_and_results_and_nothing_private(client, two):
+def test_a_public_profile_shows_ratings_and_results_and_nothing_private(client, claim, two):
     (ann, ann_key), _ = two
+    drawn_with_the_ai_levels(claim, *(pid for pid, _ in two))
     table = a_rated_table(client, [key for _, key in two])
     view = table.play()
     profile = client.get(f"/players/{ann}").json
     assert (profile["player_id"], profile["kind"], profile["name"]) == (ann, "player", "Ann")
-    assert profile["games"] == 1
+    assert profile["games"] == 4  # three draws with the AI levels, then Bo
     assert profile["ratings"]["3"] is None and profile["ratings"]["4"] is None
-    assert profile["ratings"]["2"]["games"] == 1
-    [result] = profile["recent"]
+    assert profile["ratings"]["2"]["games"] == 4
+    result = profile["recent"][0]
     assert result["game_id"] == table.game_id and result["seat"] == 0
     assert result["outcome"] == ("won" if view["ending"]["winners"] == [0] else "lost")
     assert result["change"] == view["ratings"][0]["change"]
@@ -146,3 +155,31 @@ def test_ai_levels_have_profiles_and_unknown_ids_are_404(client):
         response = client.get(f"/players/{unknown}")
         assert response.status_code == 404
         assert response.json["type"].endswith("/unknown-player")
+
+
+def test_a_game_against_a_newcomer_or_a_bot_says_why_it_counted_less(client, claim, two):
+    """Ann is established, Bo a newcomer, Robo an established bot: Ann's game with Bo
+    counts for Bo only, and her game with Robo half for her (and fully for Robo)."""
+    (ann, ann_key), (bo, bo_key) = two
+    robo, robo_key = a_player(client, "Robo", bot=True)
+    drawn_with_the_ai_levels(claim, ann, robo)
+    keys = {0: {"Authorization": f"Bearer {ann_key}"}}
+    for to, key in ((bo, bo_key), (robo, robo_key)):
+        keys[1] = {"Authorization": f"Bearer {key}"}
+        body = {"to": to, "rated": True, "factions": "claim"}
+        made = client.post("/challenges", json=body, headers=keys[0]).json
+        game_id = client.post(f"/challenges/{made['id']}/accept", headers=keys[1]).json["game_id"]
+        play(client, game_id, keys)
+        mine, theirs = client.get(f"/games/{game_id}").json["ratings"]
+        if to == bo:
+            assert (mine["weight"], mine["change"], theirs["weight"]) == (0, 0, 1)
+            assert mine["note"].startswith("not rated: the opponent is not established yet")
+        else:
+            assert (mine["weight"], theirs["weight"], theirs["note"]) == (0.5, 1, None)
+            assert mine["note"].startswith("counted at 0.5: the opponent is a bot's account")
+    board = {s["player_id"]: s for s in client.get("/ratings?players=2").json["standings"]}
+    assert {e: (s["established"], s["opponents"]) for e, s in board.items()} == {
+        ann: (True, 3),  # the AI levels: neither a newcomer nor a bot counts towards a rank
+        bo: (False, 1),
+        robo: (True, 4),
+    }

@@ -1,7 +1,8 @@
 """Ratings: the model (openskill's Plackett-Luce, its reference example reproduced),
 inactivity, the rules against farming (games thrown too early, a pair's games within a
-day, distinct opponents before a rank), and the projection folding results in a fixed
-order, whatever order they arrive in (unit tests on fakeredis; rated games played
+day, opponents that count only once established, bots' accounts counting half for a
+person, distinct opponents before a rank), and the projection folding results in a
+fixed order, whatever order they arrive in (unit tests on fakeredis; rated games played
 through the use cases: tests/games/test_ratings.py)."""
 
 import itertools
@@ -11,6 +12,7 @@ import threading
 import pytest
 
 from service.events import (
+    AI_LEVELS,
     COMPLETED,
     RESIGNED,
     RatedResult,
@@ -20,11 +22,14 @@ from service.events import (
     ai_entity,
 )
 from service.events.ratings import (
+    BOT_WEIGHT,
     DAY,
+    ESTABLISHED_OPPONENTS,
     MIN_OPPONENTS,
     MODEL,
     PROVISIONAL_SIGMA,
     Board,
+    is_established,
     is_ranked,
     meetings,
     rate,
@@ -33,6 +38,13 @@ from service.events.ratings import (
 
 START = 1_767_225_600.0  # 2026-01-01, Unix seconds
 DUEL = ((0,), (1,))
+AIS = tuple(ai_entity(level) for level in AI_LEVELS)
+
+
+def established(*entities, **rating) -> dict[str, Rating]:
+    """A rating per entity that has met the three AI levels (a newcomer's figures
+    unless `rating` says otherwise): established, so that its games count for others."""
+    return {entity: Rating(**rating, opponents=AIS) for entity in entities}
 
 
 def a_result(game_id, entities, ranks, at=START, sides=None, **ending) -> RatedResult:
@@ -48,12 +60,22 @@ def a_farm(count, at=START, **ending) -> list[RatedResult]:
     ]
 
 
+def first_meetings(*entities, at=START - 2 * DAY) -> list[RatedResult]:
+    """What establishes `entities` for duels: each draws with each AI level, a second
+    apart from `at` (an AI level does not move: they are newcomers at the time)."""
+    pairs = [(entity, ai) for entity in entities for ai in AIS]
+    return [
+        a_result(f"e-{entity}-{ai}", [entity, ai], [1, 1], at + n)
+        for n, (entity, ai) in enumerate(pairs)
+    ]
+
+
 def test_openskills_reference_example_is_reproduced():
     """openskill's README: two fresh players beat two fresh players; the winners
     go to mu 26.964294621803063, sigma 8.177962604389991, the losers mirror them."""
     teams = ((0, 2), (1, 3))
     result = a_result("g", ["a", "x", "b", "y"], [1, 2], sides=teams)
-    after, _ = rate({}, result)
+    after, _ = rate(established("a", "x", "b", "y"), result)
     assert after["a"].mu == pytest.approx(26.964294621803063, abs=1e-12)
     assert after["a"].sigma == pytest.approx(8.177962604389991, abs=1e-12)
     assert after["b"] == after["a"]
@@ -62,7 +84,7 @@ def test_openskills_reference_example_is_reproduced():
 
 
 def test_the_winner_gains_what_the_loser_loses_and_both_grow_surer():
-    after, changes = rate({}, a_result("g", ["ann", "bo"], [2, 1]))
+    after, changes = rate(established("ann", "bo"), a_result("g", ["ann", "bo"], [2, 1]))
     assert after["bo"].mu > MODEL.mu > after["ann"].mu
     assert after["bo"].mu - MODEL.mu == pytest.approx(MODEL.mu - after["ann"].mu)
     assert after["ann"].sigma < MODEL.sigma and after["bo"].sigma < MODEL.sigma
@@ -76,24 +98,25 @@ def test_the_winner_gains_what_the_loser_loses_and_both_grow_surer():
 
 
 def test_beating_a_stronger_player_gains_more_than_beating_a_weaker_one():
-    strong, weak = Rating(mu=35, sigma=4), Rating(mu=15, sigma=4)
-    me = Rating(mu=25, sigma=4)
+    strong, weak, me = (Rating(mu=mu, sigma=4, opponents=AIS) for mu in (35, 15, 25))
     over_strong, _ = rate({"me": me, "them": strong}, a_result("g", ["me", "them"], [1, 2]))
     over_weak, _ = rate({"me": me, "them": weak}, a_result("g", ["me", "them"], [1, 2]))
     assert over_strong["me"].mu - 25 > over_weak["me"].mu - 25 > 0
 
 
 def test_a_free_for_all_moves_each_by_its_place_and_a_tie_moves_the_tied_alike():
-    after, _ = rate({}, a_result("g", ["a", "b", "c"], [2, 1, 3]))
+    abc = established("a", "b", "c")
+    after, _ = rate(abc, a_result("g", ["a", "b", "c"], [2, 1, 3]))
     assert after["b"].mu > after["a"].mu > after["c"].mu
-    tied, _ = rate({}, a_result("g", ["a", "b", "c"], [1, 1, 2]))
+    tied, _ = rate(abc, a_result("g", ["a", "b", "c"], [1, 1, 2]))
     assert tied["a"].mu == tied["b"].mu > MODEL.mu > tied["c"].mu
 
 
 def test_an_entity_holding_two_seats_keeps_the_mean_of_their_ratings():
     greedy = ai_entity("greedy")
-    after, changes = rate({}, a_result("g", [greedy, "ann", greedy], [2, 1, 3]))
-    alone_second, _ = rate({}, a_result("g", ["x", "ann", "y"], [2, 1, 3]))
+    people = established("ann", "x", "y")
+    after, changes = rate(people, a_result("g", [greedy, "ann", greedy], [2, 1, 3]))
+    alone_second, _ = rate(people, a_result("g", ["x", "ann", "y"], [2, 1, 3]))
     assert after[greedy].mu == pytest.approx((alone_second["x"].mu + alone_second["y"].mu) / 2)
     assert after[greedy].games == 1
     assert changes[0].mu_after == changes[2].mu_after == after[greedy].mu
@@ -112,9 +135,9 @@ def test_uncertainty_grows_with_inactivity_up_to_a_newcomers():
 
 
 def test_a_game_after_a_long_break_moves_the_rating_more():
-    settled = Rating(mu=30, sigma=2.0, games=80, played_at=START)
-    soon, changes = rate({"ann": settled}, a_result("g", ["ann", "bo"], [2, 1], START + DAY))
-    late, _ = rate({"ann": settled}, a_result("g", ["ann", "bo"], [2, 1], START + 400 * DAY))
+    ratings = {**established("bo"), "ann": Rating(30, 2.0, 80, START)}
+    soon, changes = rate(ratings, a_result("g", ["ann", "bo"], [2, 1], START + DAY))
+    late, _ = rate(ratings, a_result("g", ["ann", "bo"], [2, 1], START + 400 * DAY))
     assert 30 - late["ann"].mu > 30 - soon["ann"].mu > 0
     assert changes[0].sigma_before == pytest.approx(math.sqrt(4 + 0.16))
 
@@ -167,14 +190,18 @@ def test_in_a_bigger_game_each_counts_by_the_other_it_met_most():
     duels = a_farm(4)
     trio = a_result("trio", ["ann", "alt", "cy"], [1, 2, 3], START + 3600)
     assert meetings([*duels, trio], start=4) == [{"ann": 5, "alt": 5, "cy": 1}]
-    after, changes = rate({}, trio, {"ann": 5, "alt": 5, "cy": 1})
-    alone, _ = rate({}, trio)
+    people = established("ann", "alt", "cy")
+    after, changes = rate(people, trio, {"ann": 5, "alt": 5, "cy": 1})
+    alone, _ = rate(people, trio)
     assert after["cy"] == alone["cy"]
     assert [c.weight for c in changes] == [0.25, 0.25, 1]
 
 
 def test_a_game_of_half_weight_moves_a_rating_half_as_far_and_counts_as_a_game():
-    before = {"ann": Rating(30, 5, 20, START - DAY), "alt": Rating(20, 5, 20, START - DAY)}
+    before = {
+        "ann": Rating(30, 5, 20, START - DAY, AIS),
+        "alt": Rating(20, 5, 20, START - DAY, AIS),
+    }
     duel = a_result("g", ["ann", "alt"], [1, 2])
     full, _ = rate(before, duel)
     half, changes = rate(before, duel, {"ann": 4, "alt": 4})
@@ -187,22 +214,73 @@ def test_a_game_of_half_weight_moves_a_rating_half_as_far_and_counts_as_a_game()
     assert nothing == {} and changes[1].mu_after == 20
 
 
-def test_a_player_is_ranked_once_it_has_met_five_distinct_opponents_ai_levels_always():
-    state = {}
-    for n, who in enumerate(["bo", "bo", "cy", ai_entity("greedy"), "di", "ed", "fy", "gu"]):
-        after, _ = rate(state, a_result(f"g{n}", ["ann", who], [1, 2], START + DAY * n))
+def test_a_newcomers_games_move_only_the_newcomer_and_two_newcomers_move_nobody():
+    """Its results tell nothing yet (it may be a second account): so a game against a
+    newcomer rates the others not at all, and the newcomer fully."""
+    duel = a_result("g", ["ann", "new"], [2, 1])
+    after, changes = rate(established("ann"), duel)
+    as_if_established, _ = rate(established("ann", "new"), duel)
+    assert set(after) == {"new"} and after["new"].mu == as_if_established["new"].mu
+    assert after["new"].opponents == ("ann",) and not is_established("new", after["new"])
+    assert [(c.weight, c.newcomers, c.mu_after) for c in changes] == [
+        (0, 1, MODEL.mu),
+        (1, 0, after["new"].mu),
+    ]
+    assert rate({}, a_result("g", ["x", "y"], [1, 2]))[0] == {}
+    assert rate({}, a_result("g", ["x", AIS[0]], [1, 2]))[0].keys() == {"x"}
+
+
+def test_an_account_is_established_from_three_established_opponents_and_ranked_from_five():
+    state = established("bo", "cy", "di")
+    counted = []  # how much each game counted for the opponent, who is established
+    for n, who in enumerate(["new", AIS[0], AIS[0], AIS[1], "bo", "cy", AIS[2], "di"]):
+        after, changes = rate(state, a_result(f"g{n}", ["ann", who], [1, 2], START + DAY * n))
         state.update(after)
-        if n == 5:
-            assert is_ranked("ann", state["ann"])  # bo, cy, greedy, di, ed
-        elif n == 4:
-            assert not is_ranked("ann", state["ann"])
-    assert state["ann"].opponents == ("bo", "cy", ai_entity("greedy"), "di", "ed")
+        counted.append(changes[1].weight)
+        if "ann" in state:
+            assert is_established("ann", state["ann"]) == (n >= 4)
+            assert is_ranked("ann", state["ann"]) == (n >= 6)
+    assert counted == [0, 0, 0, 0, 0, 1, 1, 1]  # from cy on, Ann counts for the others
+    assert state["ann"].opponents == (AIS[0], AIS[1], "bo", "cy", AIS[2])  # not the newcomer
     assert len(state["ann"].opponents) == MIN_OPPONENTS  # kept no further
-    assert not is_ranked("bo", state["bo"])
-    assert is_ranked(ai_entity("greedy"), state[ai_entity("greedy")])
+    assert len(AIS) == ESTABLISHED_OPPONENTS  # the AI levels are enough to start with
+    assert all(is_established(ai, None) and is_ranked(ai, Rating()) for ai in AIS)
     teams = a_result("t", ["ann", "x", "bo", "y"], [1, 2], sides=((0, 2), (1, 3)))
-    after, _ = rate({}, teams)
-    assert after["ann"].opponents == ("x", "y")  # a teammate is no opponent
+    after, _ = rate(established("ann", "x", "bo", "y"), teams)
+    assert after["ann"].opponents == (*AIS, "x", "y")  # a teammate is no opponent
+
+
+def test_a_persons_game_against_a_bot_counts_half_and_no_bot_counts_towards_its_rank():
+    duel = a_result("g", ["ann", "robo"], [1, 2], bots=("robo",))
+    after, changes = rate(established("ann", "robo"), duel)
+    people, _ = rate(established("ann", "robo"), a_result("g", ["ann", "robo"], [1, 2]))
+    assert after["ann"].mu - MODEL.mu == pytest.approx((people["ann"].mu - MODEL.mu) * BOT_WEIGHT)
+    assert after["ann"].opponents == AIS and after["ann"].games == 1
+    assert after["robo"] == people["robo"]  # the bot's rating moves fully
+    assert [(c.weight, c.bots, c.newcomers) for c in changes] == [(BOT_WEIGHT, 1, 0), (1, 0, 0)]
+
+
+def test_bots_rate_fully_among_bots_and_against_ai_levels():
+    """A ladder of programs: an established bot counts fully for a bot and an AI level."""
+    bots = ("robo", "tron")
+    duel = a_result("g", ["robo", "tron"], [1, 2], bots=bots)
+    after, changes = rate(established(*bots), duel)
+    as_people, _ = rate(established(*bots), a_result("g", ["robo", "tron"], [1, 2]))
+    assert after == as_people and [c.weight for c in changes] == [1, 1]
+    assert after["robo"].opponents == (*AIS, "tron")
+    against_ai = a_result("g", ["robo", AIS[2]], [2, 1], bots=bots)
+    assert [c.weight for c in rate(established("robo"), against_ai)[1]] == [1, 1]
+
+
+def test_in_a_bigger_game_each_moves_by_the_mean_worth_of_its_opponents():
+    trio = a_result("g", ["ann", "new", "robo"], [1, 2, 3], bots=("robo",))
+    after, changes = rate(established("ann", "robo"), trio)
+    # Ann: a newcomer (0) and a bot (1/2); the newcomer: Ann (1) and a bot (1/2); the
+    # bot: Ann (1) and a newcomer (0).
+    assert [c.weight for c in changes] == [0.25, 0.75, 0.5]
+    assert [(c.newcomers, c.bots) for c in changes] == [(1, 1), (0, 1), (1, 0)]
+    assert (after["ann"].opponents, after["new"].opponents) == (AIS, ("ann",))
+    assert after["robo"].opponents == (*AIS, "ann")
 
 
 @pytest.fixture
@@ -211,12 +289,15 @@ def ratings(fake_redis):
 
 
 def a_season(count=12) -> list[RatedResult]:
-    """Duels among four people, each pair in turn, an hour apart."""
-    pairs = list(itertools.combinations(["ann", "bo", "cy", "di"], 2))
-    return [
+    """Duels among four people, each pair in turn, an hour apart, after the first
+    meetings that establish them."""
+    people = ["ann", "bo", "cy", "di"]
+    pairs = list(itertools.combinations(people, 2))
+    duels = [
         a_result(f"g{n:02}", pairs[n % 6], [1, 2] if n % 3 else [2, 1], START + 3600 * n)
         for n in range(count)
     ]
+    return [*first_meetings(*people), *duels]
 
 
 def _everything(ratings, players=2) -> dict:
@@ -257,7 +338,7 @@ def test_results_applied_as_they_come_are_the_fold_of_them_in_order(ratings):
 
 def test_a_result_arriving_late_is_folded_in_its_place(ratings):
     season = a_season()
-    late = season.pop(4)
+    late = season.pop(-8)  # g04
     for result in season:
         ratings.record(result)
         ratings.catch_up(2)
@@ -325,12 +406,21 @@ def test_an_entitys_history_is_its_rated_games_newest_first_with_its_change(rati
 
 
 def test_player_counts_are_rated_apart(ratings):
+    threes = [  # what establishes them for 3 players: met the three AI levels there
+        a_result(f"e{n}-{who}", [who, *AIS[n : n + 2]], [1, 1, 1], START - DAY + n)
+        for who in ("ann", "bo")
+        for n in range(2)
+    ]
+    for result in [*first_meetings("ann", "bo"), *threes]:
+        ratings.record(result)
     ratings.record(a_result("duel", ["ann", "bo"], [1, 2]))
     ratings.record(a_result("three", ["ann", "bo", "cy"], [3, 1, 2], START + 60))
     for players in (2, 3):
         ratings.catch_up(players)
     assert ratings.rating(2, "ann").mu > MODEL.mu > ratings.rating(3, "ann").mu
-    assert [p.result.game_id for p in ratings.history("ann", 10)] == ["three", "duel"]
+    assert [p.result.game_id for p in ratings.history("ann", 2)] == ["three", "duel"]
+    assert ratings.rating(3, "cy").opponents == ("ann", "bo")  # in threes only
+    assert ratings.rating(2, "cy") is None
 
 
 def test_results_recorded_and_applied_by_racing_processes_fold_in_order(
@@ -362,19 +452,22 @@ def test_results_recorded_and_applied_by_racing_processes_fold_in_order(
 
 
 def test_results_ending_at_the_same_time_are_folded_in_the_order_of_their_ids(ratings):
+    start = first_meetings("ann", "bo")
     same = [a_result(g, ["ann", "bo"], [1, 2] if g != "b" else [2, 1]) for g in ("c", "a", "b")]
-    for result in same:  # recorded c, a, b: folded a, b, c
+    for result in [*start, *same]:  # recorded c, a, b: folded a, b, c
         ratings.record(result)
         ratings.catch_up(2)
-    assert dict(ratings.board(2, 0, 10).entries) == _by_folding(same)
-    first, _ = rate({}, same[1])
-    assert ratings.changes("b") == rate(first, same[2], {"ann": 2, "bo": 2})[1]
+    assert dict(ratings.board(2, 0, 10).entries) == _by_folding([*start, *same])
+    after_a = _by_folding([*start, same[1]])
+    assert ratings.changes("b") == rate(after_a, same[2], {"ann": 2, "bo": 2})[1]
 
 
 def test_the_board_lists_the_ranked_by_skill_then_the_unranked_by_skill(ratings):
     people = ["p1", "p2", "p3", "p4", "p5", "p6"]
+    for result in first_meetings(*people, "ann", "alt"):  # 3 opponents each: established
+        ratings.record(result)
     pairs = itertools.combinations(people, 2)
-    for n, (a, b) in enumerate(pairs):  # each meets the five others
+    for n, (a, b) in enumerate(pairs):  # each meets the five others: ranked from two
         ratings.record(a_result(f"g{n:02}", [a, b], [1, 2], START + 3600 * n))
     for result in a_farm(3, START + DAY):
         ratings.record(result)
@@ -392,31 +485,33 @@ def test_the_board_lists_the_ranked_by_skill_then_the_unranked_by_skill(ratings)
 
 
 def test_a_late_result_changes_the_weight_of_the_pairs_games_after_it(ratings):
+    start = first_meetings("ann", "alt")
     farm = a_farm(7, reason=RESIGNED, decisions=8)
-    for result in farm[:1] + farm[2:]:
+    for result in start + farm[:1] + farm[2:]:
         ratings.record(result)
         ratings.catch_up(2)
     assert [c.weight for c in ratings.changes("farm06")] == [0.125, 0.125]
     ratings.record(farm[1])
     assert ratings.catch_up(2) == [r.game_id for r in farm[1:]]
-    expected, changes = _folded(farm)
+    expected, changes = _folded(start + farm)
     assert dict(ratings.board(2, 0, 10).entries) == expected
     assert {g: ratings.changes(g) for g in changes} == changes
     assert [c.weight for c in ratings.changes("farm06")] == [0, 0]
-    history = [played.result.game_id for played in ratings.history("ann", 10)]
+    history = [played.result.game_id for played in ratings.history("ann", 6)]
     assert history == [r.game_id for r in reversed(farm[:6])]  # the 7th moved nothing
 
 
 def test_a_result_folded_after_others_of_the_day_counts_them(ratings):
+    start = first_meetings("ann", "alt")
     farm = a_farm(5)
-    for result in farm[:3]:
+    for result in start + farm[:3]:
         ratings.record(result)
         ratings.catch_up(2)
     for result in farm[3:]:
         ratings.record(result)
     ratings.catch_up(2)  # from farm03: the three before it are read, not folded again
     assert [c.meetings for c in ratings.changes("farm04")] == [5, 5]
-    assert dict(ratings.board(2, 0, 10).entries) == _by_folding(farm)
+    assert dict(ratings.board(2, 0, 10).entries) == _by_folding(start + farm)
 
 
 def test_a_game_thrown_too_early_is_shown_but_rates_and_lists_nobody(ratings):

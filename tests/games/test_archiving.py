@@ -211,8 +211,9 @@ def test_the_archive_timer_of_an_ended_game_is_set_again_by_a_rebuild(claim, clo
 
 def test_a_rebuild_folds_the_ratings_of_archived_games_again(claim, redis_client, prefix):
     players = registered(claim, "Ann", "Bo", "Cid")
-    for seed, pair in enumerate(([0, 1], [1, 2], [0, 2]), start=1):
-        game, tokens = a_rated_game(claim, ("human", "human"), [players[n] for n in pair], seed)
+    levels = ("random", "greedy", "random")  # an AI level counts for a newcomer
+    for seed, (player, level) in enumerate(zip(players, levels, strict=True), start=1):
+        game, tokens = a_rated_game(claim, ("human", level), [player], seed)
         played_out(claim, game.id, tokens)
     board = games.leaderboard(claim, 2)
     games.archive(claim, list(claim.store.game_ids()))

@@ -24,6 +24,7 @@ from service.games.notifications import GAME_OVER, REMATCH, REMINDER, WEBHOOK, Y
 from tests.api.factories import created
 from tests.api.test_players import bearer, join, register
 from tests.games.factories import a_game, joined, moved
+from tests.games.test_ratings import drawn_with_the_ai_levels
 
 CARD = re.compile(r"\b[A-Z]{2}\d{1,2}\b")
 PRIVATE_KEYS = {"hand", "hands", "deck", "salt", "follower_pile", "peek", "legal", "token"}
@@ -427,7 +428,8 @@ def test_an_email_counts_a_move_time_under_a_minute_in_seconds(service, mailbox)
 def test_the_end_of_a_rated_game_tells_each_player_the_rating_change(service, receiver, mailbox):
     claim, _ = service(smtp_url=mailbox.url)
     ann, ann_key = games.register(claim, "Ann", webhook_url=receiver.url)
-    _, bo_key = games.register(claim, "Bo", email="bo@example.org")
+    bo, bo_key = games.register(claim, "Bo", email="bo@example.org")
+    drawn_with_the_ai_levels(claim, ann.id, bo.id)  # established: their game moves both
     game = a_game(claim, kinds=("human", "human"), rated=True)
     tokens = joined(claim, game, keys={0: ann_key, 1: bo_key})
     moved(claim, game.id, tokens, 8)  # enough to be rated
