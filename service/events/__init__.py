@@ -98,6 +98,7 @@ from .players import (
     KeyHolder,
     Player,
     PlayerStore,
+    address_digest,
     digest,
     new_secret,
 )
@@ -119,7 +120,7 @@ from .ratings import (
 from .rematches import Rematches
 from .request_counts import RequestCounts
 from .seals import Seal, Seals
-from .sign_ins import SignIns
+from .sign_ins import CONFIRMATION, SIGN_IN, Held, SignIns
 from .store import GAME_ID, Appended, GameStore, utc_now
 from .timers import Timers
 from .watch_leases import WatchLease, WatchLeases
@@ -135,6 +136,7 @@ __all__ = [
     "CANCELLED",
     "CHALLENGE_STATUSES",
     "COMPLETED",
+    "CONFIRMATION",
     "DECLINED",
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
@@ -155,6 +157,7 @@ __all__ = [
     "PLAYER_COUNTS",
     "RESIGNED",
     "RUNNING",
+    "SIGN_IN",
     "STATUSES",
     "TAKEOVER",
     "TIMEOUT_POLICIES",
@@ -179,6 +182,7 @@ __all__ = [
     "GameStore",
     "GameSummary",
     "Heard",
+    "Held",
     "InvalidEvent",
     "KeyHolder",
     "Lobby",
@@ -222,6 +226,7 @@ __all__ = [
     "WatchLease",
     "WatchLeases",
     "Watchers",
+    "address_digest",
     "ai_entity",
     "apply_event",
     "connect",

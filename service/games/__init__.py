@@ -35,6 +35,7 @@ from service.events import (
     RatingChange,
 )
 
+from .addresses import confirm_again, confirm_email, send_confirmation
 from .analyses import Analysis, analyse_part, analysis, ask_analysis, requeue_analyses
 from .archiving import Archived, archive, archive_ended, check_archive
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
@@ -71,6 +72,8 @@ from .errors import (
     SeatUnavailable,
     StaleVersion,
     StoreUnavailable,
+    TooManyAccounts,
+    TooManyDevices,
     TooManyStreams,
     TooManyWatches,
     Unauthorized,
@@ -148,7 +151,15 @@ from .ratings import (
     rating_change,
 )
 from .server import Readiness, count_request, health, lobby, readiness
-from .sign_in import SignedIn, ask_sign_in, by_email_here, send_sign_in, sign_in_with_code
+from .sign_in import (
+    DeviceCode,
+    SignedIn,
+    ask_sign_in,
+    by_email_here,
+    device_code,
+    send_sign_in,
+    sign_in_with_code,
+)
 
 __all__ = [
     "AI",
@@ -192,6 +203,7 @@ __all__ = [
     "Created",
     "Delivery",
     "Device",
+    "DeviceCode",
     "Devices",
     "EmailNotConfigured",
     "EventLog",
@@ -233,6 +245,8 @@ __all__ = [
     "Standing",
     "Step",
     "StoreUnavailable",
+    "TooManyAccounts",
+    "TooManyDevices",
     "TooManyStreams",
     "TooManyWatches",
     "Unauthorized",
@@ -263,11 +277,14 @@ __all__ = [
     "changed",
     "check_archive",
     "come_back",
+    "confirm_again",
+    "confirm_email",
     "count_request",
     "create",
     "decline",
     "deliver",
     "deliveries",
+    "device_code",
     "devices",
     "ending_body",
     "event_log",
@@ -301,6 +318,7 @@ __all__ = [
     "resume_time",
     "rotate_key",
     "seated",
+    "send_confirmation",
     "send_sign_in",
     "sign_in_with_code",
     "sweep",
