@@ -35,7 +35,7 @@ from service.events import (
     RatingChange,
 )
 
-from .addresses import confirm_again, confirm_email, send_confirmation
+from .addresses import by_email_here, confirm_again, confirm_email, send_confirmation
 from .analyses import Analysis, analyse_part, analysis, ask_analysis, requeue_analyses
 from .archiving import Archived, archive, archive_ended, check_archive
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
@@ -155,7 +155,6 @@ from .sign_in import (
     DeviceCode,
     SignedIn,
     ask_sign_in,
-    by_email_here,
     device_code,
     send_sign_in,
     sign_in_with_code,
