@@ -4,13 +4,12 @@ game that ended, and "rematch" (the rematch code calls `notify`).
 
 Each goes to the player's webhook URL (signed: `webhooks.py`) and, with an SMTP
 server set, to their email address once its owner confirmed it (`addresses.py`,
-`mail.py`), each channel by an RQ job of its own on the
-queue `webhooks`, retried with growing intervals (`jobs.py`). A job carries ids only;
-its delivery id is derived from `(game id, version, kind, player id)` (`ids.py`), so a
-doubled job is the same delivery: the receiver deduplicates by it, and a job whose
-delivery the player's log already shows as delivered sends nothing. What is sent is
-the player's inbox entry: public facts only, never a card the player may not see
-(RULES.md 8).
+`mail.py`), each channel by an RQ job of its own on the queue `webhooks`, retried with
+growing intervals (`jobs.py`). A job carries ids only; its delivery id is derived from
+`(game id, version, kind, player id)` (`ids.py`), so a doubled job is the same delivery:
+the receiver deduplicates by it, and a job whose delivery the player's log already
+shows as delivered sends nothing. What is sent is the player's inbox entry: public
+facts only, never a card the player may not see (RULES.md 8).
 """
 
 from __future__ import annotations
@@ -100,8 +99,7 @@ def notify(
 ) -> list[str]:
     """Enqueue `kind` about `game` at its version to each of `player_ids`, on their
     webhook and (with an SMTP server set) by email to a confirmed address; answer the
-    job ids. `new_game_id`:
-    the offered game of a rematch."""
+    job ids. `new_game_id`: the offered game of a rematch."""
     if kind not in KINDS:
         raise ValueError(f"no notification kind {kind!r}")
     if claim.jobs is None:
