@@ -65,6 +65,9 @@ class Config:
     archive_after: float = 86_400.0  # CLAIM_ARCHIVE_AFTER: seconds from a game's end to its move
     challenge_expires: float = 600.0  # CLAIM_CHALLENGE_EXPIRES: seconds a challenge stays open
     player_streams: int = 3  # CLAIM_PLAYER_STREAMS: player streams (/me/stream) open per player
+    device_cap: int = 20  # CLAIM_DEVICE_CAP: keys (one per device) a player may hold
+    # CLAIM_ACCOUNTS_PER_EMAIL: players one email address may be confirmed for
+    accounts_per_email: int = 3
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -126,8 +129,9 @@ class Config:
             raise ConfigError(f"CLAIM_ARCHIVE_AFTER: {self.archive_after} is not 0 or more")
         if not 0 < self.challenge_expires < math.inf:
             raise ConfigError(f"CLAIM_CHALLENGE_EXPIRES: {self.challenge_expires} is not above 0")
-        if self.player_streams < 1:
-            raise ConfigError(f"CLAIM_PLAYER_STREAMS: {self.player_streams} is not 1 or more")
+        for name in ("player_streams", "device_cap", "accounts_per_email"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{ENVIRONMENT[name]}: {getattr(self, name)} is not 1 or more")
         if self.archive_url is not None and not self.archive_url.startswith(ARCHIVE_SCHEMES):
             raise ConfigError("CLAIM_ARCHIVE_URL: not a sqlite: or postgresql: URL")
         if self.expert_seconds is not None and not 0 < self.expert_seconds <= 60:
@@ -159,6 +163,8 @@ ENVIRONMENT = {
     "archive_after": "CLAIM_ARCHIVE_AFTER",
     "challenge_expires": "CLAIM_CHALLENGE_EXPIRES",
     "player_streams": "CLAIM_PLAYER_STREAMS",
+    "device_cap": "CLAIM_DEVICE_CAP",
+    "accounts_per_email": "CLAIM_ACCOUNTS_PER_EMAIL",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
@@ -182,7 +188,15 @@ def _parse(name: str, variable: str, text: str):
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
         return number or None  # 0: no reminders; the expert's fixed work budget
-    if name in ("watch_cap", "replicas", "sending_cap", "header_timeout", "player_streams"):
+    if name in (
+        "watch_cap",
+        "replicas",
+        "sending_cap",
+        "header_timeout",
+        "player_streams",
+        "device_cap",
+        "accounts_per_email",
+    ):
         try:
             return int(text)
         except ValueError:

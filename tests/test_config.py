@@ -36,6 +36,8 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_ARCHIVE_AFTER": "3600",
         "CLAIM_CHALLENGE_EXPIRES": "120",
         "CLAIM_PLAYER_STREAMS": "2",
+        "CLAIM_DEVICE_CAP": "5",
+        "CLAIM_ACCOUNTS_PER_EMAIL": "1",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -61,6 +63,7 @@ def test_every_setting_is_read_from_its_variable():
     assert config.signing_key == environ["CLAIM_SIGNING_KEY"]
     assert (config.archive, config.archive_after) == ("postgresql://claim@db/claim", 3600.0)
     assert (config.challenge_expires, config.player_streams) == (120.0, 2)
+    assert (config.device_cap, config.accounts_per_email) == (5, 1)
 
 
 @pytest.mark.parametrize(
@@ -71,9 +74,12 @@ def test_every_setting_is_read_from_its_variable():
         ("CLAIM_CHALLENGE_EXPIRES", "ten minutes"),
         ("CLAIM_PLAYER_STREAMS", "0"),
         ("CLAIM_PLAYER_STREAMS", "1.5"),
+        ("CLAIM_DEVICE_CAP", "0"),
+        ("CLAIM_DEVICE_CAP", "many"),
+        ("CLAIM_ACCOUNTS_PER_EMAIL", "-1"),
     ],
 )
-def test_a_challenge_or_stream_setting_that_cannot_be_used_is_refused(variable, value):
+def test_a_challenge_stream_or_cap_setting_that_cannot_be_used_is_refused(variable, value):
     with pytest.raises(ConfigError, match=variable):
         Config.from_env({variable: value})
 

@@ -51,9 +51,15 @@ def deliver(
 
 
 def sign_in(player_id: str, request: str) -> bool:
-    """Email a sign-in link to the player, with a code of its own; answer whether it
-    went. Raises when it failed, so that RQ tries again soon."""
+    """Email sign-in links to the player's address, with codes of their own; answer
+    whether it went. Raises when it failed, so that RQ tries again soon."""
     return games.send_sign_in(_current(), player_id, request)
+
+
+def confirm_email(player_id: str, request: str) -> bool:
+    """Email the player's address links to confirm it; answer whether it went. Raises
+    when it failed, so that RQ tries again soon."""
+    return games.send_confirmation(_current(), player_id, request)
 
 
 def analyse(game_id: str, version: int, start: int) -> int | None:

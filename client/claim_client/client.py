@@ -27,9 +27,12 @@ from .schemas import (
     Board,
     Challenge,
     Challenges,
+    ConfirmAgain,
+    Confirmed,
     Created,
     Decks,
     Deliveries,
+    DeviceCode,
     Devices,
     EventLog,
     GameView,
@@ -519,6 +522,11 @@ class Client:
     def add_device(self, name: str | None = None) -> NewDevice:
         return self._send("POST", "/me/devices", self.key, json={"name": name})
 
+    @operation("POST", "/me/sign-in-code")
+    def device_code(self) -> DeviceCode:
+        """A one-time code that signs another device in (its client's `sign_in`)."""
+        return self._send("POST", "/me/sign-in-code", self.key)
+
     @operation("DELETE", "/me/devices/{device_id}")
     def remove_device(self, device_id: str) -> None:
         self._send("DELETE", f"/me/devices/{device_id}", self.key)
@@ -534,7 +542,17 @@ class Client:
     def deliveries(self) -> Deliveries:
         return self._send("GET", "/me/deliveries", self.key)
 
-    # -- signing in by email -------------------------------------------------------
+    # -- signing in by email, and confirming the address -------------------------------
+
+    @operation("POST", "/me/email-confirmation")
+    def confirm_again(self) -> ConfirmAgain:
+        """Have the link that confirms the player's address mailed to it again."""
+        return self._send("POST", "/me/email-confirmation", self.key)
+
+    @operation("POST", "/email-confirmation")
+    def confirm_email(self, code: str) -> Confirmed:
+        """Use up a confirmation link's code: the address is confirmed for its player."""
+        return self._send("POST", "/email-confirmation", json={"code": code})
 
     @operation("GET", "/sign-in/options")
     def sign_in_options(self) -> Options:
@@ -546,7 +564,8 @@ class Client:
 
     @operation("POST", "/sign-in/code")
     def sign_in(self, code: str) -> SignedIn:
-        """Use up an emailed link's code; the new device's key is held from now on."""
+        """Use up a sign-in link's code (emailed, or from `device_code`); the new
+        device's key is held from now on."""
         signed_in = self._send("POST", "/sign-in/code", json={"code": code})
         self.key = signed_in["key"]
         return signed_in

@@ -121,6 +121,16 @@ class Code(TypedDict, total=False):
     code: Required[str]
 
 
+class ConfirmAgain(TypedDict, total=False):
+    sent: bool
+
+
+class Confirmed(TypedDict, total=False):
+    email: str
+    name: str
+    player_id: str
+
+
 class CreateGame(TypedDict, total=False):
     factions: Literal["claim", "claim2", "random"] | list[str]
     first_leader: int
@@ -172,6 +182,11 @@ class Delivery(TypedDict, total=False):
     outcome: str
     status_code: int | None
     version: int
+
+
+class DeviceCode(TypedDict, total=False):
+    code: str
+    expires_at: str
 
 
 class Devices(TypedDict, total=False):
@@ -405,6 +420,7 @@ class Player(TypedDict, total=False):
     bot: bool
     created_at: str
     email: str | None
+    email_confirmed: bool
     name: str
     player_id: str
     webhook_url: str | None
@@ -492,6 +508,7 @@ class Registered(TypedDict, total=False):
     bot: bool
     created_at: str
     email: str | None
+    email_confirmed: bool
     key: str
     name: str
     player_id: str

@@ -21,6 +21,11 @@ UNFIT = re.compile(
     rf"[{UNFIT_BMP}\ud800-\udfff\U000110bd\U000110cd\U00013430-\U00013438"
     r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
+# What shows as nothing: spaces of every width (Unicode White_Space; the same in Python's
+# and in JSON Schema's `\s` but for characters `UNFIT` refuses anyway), the Hangul fillers
+# and the blank Braille pattern. A name of these only is no name.
+BLANK = r"\s\u115f\u1160\u2800\u3164\uffa0"
+BLANK_ONLY = re.compile(rf"[{BLANK}]*")
 MAX_VERSION = 2**31 - 1  # far above any game's last version, and below what Redis refuses
 ASCII_INTEGER = re.compile(r"0|[1-9][0-9]*")
 ASCII_DECIMAL = re.compile(r"(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
@@ -50,19 +55,26 @@ class Text(fields.String):
 
 class Name(Text):
     """A name that people see (a player's, a seat's, a device's): 1 to 64 characters of
-    `Text`; the contract says which are refused."""
+    `Text`, not all blank (`BLANK`); the contract says which are refused."""
 
     RULE = (
-        "1 to 64 characters; no control characters, line or paragraph separators or"
-        " invisible format characters (Unicode Cc, Zl, Zp, Cf: bidi overrides, zero-width"
-        " spaces...) but the zero-width joiner and non-joiner"
+        "1 to 64 characters, not only spaces; no control characters, line or paragraph"
+        " separators or invisible format characters (Unicode Cc, Zl, Zp, Cf: bidi overrides,"
+        " zero-width spaces...) but the zero-width joiner and non-joiner"
     )
 
     def __init__(self, **kwargs):
         metadata = dict(kwargs.pop("metadata", {}))
         said = metadata.get("description")
         metadata["description"] = f"{said}. {self.RULE}" if said else self.RULE
+        metadata["pattern"] = rf"^[^{UNFIT_BMP}]*[^{UNFIT_BMP}{BLANK}][^{UNFIT_BMP}]*$"
         super().__init__(validate=validate.Length(1, 64), metadata=metadata, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        name = super()._deserialize(value, attr, data, **kwargs)
+        if BLANK_ONLY.fullmatch(name):
+            raise ValidationError("a name of spaces only (or of nothing) shows nothing")
+        return name
 
 
 class Email(Text, fields.Email):

@@ -53,6 +53,12 @@ class PlayerSchema(Schema):
     player_id = fields.String()
     name = fields.String()
     email = fields.String(allow_none=True)
+    email_confirmed = fields.Boolean(
+        metadata={
+            "description": "whether the address's owner opened the link mailed to confirm it:"
+            " until then no sign-in link or notification goes to it"
+        }
+    )
     webhook_url = fields.String(allow_none=True)
     created_at = fields.DateTime()
     bot = fields.Boolean(metadata={"description": "a program's account"})
@@ -197,6 +203,7 @@ def _profile(holder: Player) -> dict:
         "player_id": holder.id,
         "name": holder.name,
         "email": holder.email,
+        "email_confirmed": holder.email_confirmed,
         "webhook_url": holder.webhook_url,
         "created_at": holder.created_at,
         "bot": holder.bot,
@@ -207,7 +214,8 @@ def _profile(holder: Player) -> dict:
 @blp.arguments(RegisterSchema)
 @blp.response(201, RegisteredSchema)
 def register(args):
-    """Register a player: answers its key and webhook secret, once."""
+    """Register a player: answers its key and webhook secret, once. An address given
+    is mailed a link to confirm it; no other mail goes to it until it is."""
     holder, key = games.register(claim(), **args)
     return {**_profile(holder), "key": key, "webhook_secret": holder.webhook_secret}
 
@@ -226,7 +234,8 @@ def profile():
 @blp.response(200, PlayerSchema)
 @blp.doc(security=BEARER)
 def update(args):
-    """Change your name, email or webhook URL (null clears email and URL)."""
+    """Change your name, email or webhook URL (null clears email and URL). Another
+    address is unconfirmed: a link to confirm it is mailed to it."""
     return _profile(games.update(claim(), bearer_token(), **args))
 
 
@@ -245,12 +254,13 @@ def _device(device: games.Device) -> dict:
 
 @blp.route("/me/devices", methods=["POST"])
 @bearer_required
-@blp.arguments(NewDeviceRequestSchema)
+@blp.arguments(NewDeviceRequestSchema, required=False)
 @blp.response(201, NewDeviceSchema)
 @blp.doc(security=BEARER)
 def add_device(args):
     """A key for another device of yours, shown once; every key of yours opens what
-    your player key opens."""
+    your player key opens. The body is optional. A player holds at most the server's
+    `CLAIM_DEVICE_CAP` keys (20 by default), one per device."""
     device, key = games.add_device(claim(), bearer_token(), args["name"])
     return {**_device(device), "key": key}
 

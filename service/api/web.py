@@ -1,9 +1,10 @@
 """The web client: one page and its scripts, served by the API's app, for people.
 
 Every page (`/`, `/new`, `/play/<game>`, `/replay/<game>`, `/inbox`, `/leaderboard`,
-`/rules`, `/sign-in`) is the same `index.html`; its script reads the path and draws the
-page from the JSON API, as any client does, with the seat token or player key the
-browser keeps. Nothing here knows a game: the HTML and the scripts are the same for
+`/rules`, `/sign-in`, `/confirm-email`) is the same `index.html`; its script reads the
+path and draws the page from the JSON API, as any client does, with the seat token or
+player key the browser keeps (`/sign-in` is an API path too: other clients get the
+API's answer there). Nothing here knows a game: the HTML and the scripts are the same for
 everybody, so nothing hidden can be in them. Every asset comes from this package
 (`web/`): no other host, no build.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from flask import Blueprint, Response, request, send_from_directory
-from werkzeug.exceptions import NotFound
+from werkzeug.exceptions import MethodNotAllowed, NotFound
 
 from .problems import respond
 
@@ -26,8 +27,12 @@ PAGES = {
     "inbox": "/inbox",
     "leaderboard": "/leaderboard",  # `/ratings` is the API's
     "rules": "/rules",
-    "sign-in": "/sign-in",  # the key or an email's code after `#`
+    "sign-in": "/sign-in",  # a sign-in link's code, or a key, after `#`
+    "confirm-email": "/confirm-email",  # a confirmation link's code after `#`
 }
+# Pages whose path is also the API's, with the API's methods there: a client that is not
+# a browser asking GET is answered as the contract says (405), not with HTML.
+API_PATHS = {"/sign-in": ["POST"]}
 # The page may load and call only this server; no frame may hold it; links leave no
 # address behind (an invite's code is after `#`, which no request carries anyway). Every
 # other HTML answer of the app gets the same unless it has a policy of its own (`/docs`).
@@ -42,7 +47,14 @@ blp = Blueprint("web", __name__, static_folder=ASSETS, static_url_path="/web")
 
 
 def page(**_) -> Response:
+    if request.path in API_PATHS and not _browser():
+        raise MethodNotAllowed(API_PATHS[request.path])
     return send_from_directory(ASSETS, "index.html", max_age=0)
+
+
+def _browser() -> bool:
+    """Whether the client would rather have HTML than JSON: a browser."""
+    return request.accept_mimetypes.best_match(("application/json", "text/html")) == "text/html"
 
 
 for name, path in PAGES.items():
@@ -62,7 +74,7 @@ def secure_html(response: Response) -> Response:
 def not_found(error: NotFound) -> Response:
     """An address that is nothing: for a browser, the page (which says so, with a way
     on); for any other client, the problem, as for every other error."""
-    if request.accept_mimetypes.best_match(("application/json", "text/html")) != "text/html":
+    if not _browser():
         return respond(error)
     response = page()
     response.status_code = 404

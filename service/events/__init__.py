@@ -98,6 +98,7 @@ from .players import (
     KeyHolder,
     Player,
     PlayerStore,
+    address_digest,
     digest,
     new_secret,
 )
@@ -122,7 +123,7 @@ from .ratings import (
 from .rematches import Rematches
 from .request_counts import RequestCounts
 from .seals import Seal, Seals
-from .sign_ins import SignIns
+from .sign_ins import CONFIRMATION, SIGN_IN, Held, SignIns
 from .store import GAME_ID, Appended, GameStore, utc_now
 from .timers import Timers
 from .watch_leases import WatchLease, WatchLeases
@@ -139,6 +140,7 @@ __all__ = [
     "CANCELLED",
     "CHALLENGE_STATUSES",
     "COMPLETED",
+    "CONFIRMATION",
     "DECLINED",
     "DEFAULT_JOIN_TIME_LIMIT",
     "DEFAULT_TIMEOUT_POLICY",
@@ -160,6 +162,7 @@ __all__ = [
     "PLAYER_COUNTS",
     "RESIGNED",
     "RUNNING",
+    "SIGN_IN",
     "STATUSES",
     "TAKEOVER",
     "TIMEOUT_POLICIES",
@@ -184,6 +187,7 @@ __all__ = [
     "GameStore",
     "GameSummary",
     "Heard",
+    "Held",
     "InvalidEvent",
     "KeyHolder",
     "KeyWatch",
@@ -228,6 +232,7 @@ __all__ = [
     "WatchLease",
     "WatchLeases",
     "Watchers",
+    "address_digest",
     "ai_entity",
     "apply_event",
     "connect",

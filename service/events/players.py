@@ -7,7 +7,10 @@ Keys: `<prefix>:player:<id>` (a hash), `<prefix>:player-keys` (key digest -> id)
 `<prefix>:player:<id>:deliveries` (the notifications sent, newest first, capped). A bot's
 hash has `bot` = `1`, set at registration and never changed. A key
 is shown once, when it is made; only its SHA-256 is kept. The webhook secret signs the
-notifications sent to the player's URL, so it is kept as it is.
+notifications sent to the player's URL, so it is kept as it is. `email_confirmed` holds
+the digest of the address its owner confirmed (`address_digest`): the address is
+confirmed while it is the player's address still (a player registered before addresses
+were confirmed has none: unconfirmed).
 
 A player has a key per device. The one made at registration is the device `first`,
 its digest in the hash's `key_hash` (as players registered before there were devices
@@ -45,6 +48,11 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
+def address_digest(email: str) -> str:
+    """The digest of an email address in lower case: what names it in keys and fields."""
+    return digest(email.lower())
+
+
 def new_secret() -> str:
     """A fresh random secret: 256 bits, URL-safe text."""
     return secrets.token_urlsafe(32)
@@ -59,6 +67,7 @@ class Player:
     webhook_secret: str
     created_at: datetime
     bot: bool = False  # a program's account, marked as such everywhere; never changes
+    email_confirmed: bool = False  # its owner opened the link mailed to it: mail may go
 
 
 FIRST_DEVICE = "first"  # the device of the key made at registration
@@ -109,6 +118,19 @@ class Delivery:
 
 BOTS_KEPT = 100_000  # players whose bot flag a process keeps
 
+# KEYS: a player's hash.  ARGV: the most keys a player may hold, then the fields of the
+# new device.  Answers 1 (added), 0 (as many keys as allowed already), -1 (no player).
+ADD_DEVICE = """
+if redis.call('HEXISTS', KEYS[1], 'name') == 0 then return -1 end
+local keys = 0
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if field == 'key_hash' or string.sub(field, 1, 9) == 'key_hash:' then keys = keys + 1 end
+end
+if keys >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+return 1
+"""
+
 # KEYS: a player's hash.  ARGV: a key field, the digest it must hold, the new digest.
 SWITCH_KEY = """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
@@ -126,13 +148,14 @@ class PlayerStore:
         self._clock = clock
         self._keys = f"{prefix}:player-keys"
         self._switch_key = client.register_script(SWITCH_KEY)
+        self._add_device = client.register_script(ADD_DEVICE)
         self._bots: dict[str, bool] = {}  # whether each player is a bot: it never changes
 
     def _key(self, player_id: str, *suffix: str) -> str:
         return ":".join((f"{self._prefix}:player:{player_id}", *suffix))
 
     def _email_key(self, email: str) -> str:
-        return f"{self._prefix}:player-email:{digest(email.lower())}"
+        return f"{self._prefix}:player-email:{address_digest(email)}"
 
     def register(
         self,
@@ -280,18 +303,29 @@ class PlayerStore:
         return indexed
 
     def update(self, player_id: str, **changes: str | None) -> Player:
-        """Change name, email or webhook URL (None clears email and URL)."""
+        """Change name, email or webhook URL (None clears email and URL); another
+        address than the player's (in any case) is unconfirmed."""
         fields = {name: value or "" for name, value in changes.items()}
         if not fields:
             return self.get(player_id)
         before = self.get(player_id) if "email" in changes else None
+        old = before and before.email
+        moved = before is not None and (old or "").lower() != (changes["email"] or "").lower()
         with redis_errors():
             if changes.get("email"):
                 self._redis.sadd(self._email_key(changes["email"]), player_id)
             self._redis.hset(self._key(player_id), mapping=fields)
-            old = before and before.email
-            if old and old.lower() != (changes["email"] or "").lower():
+            if moved:
+                self._redis.hdel(self._key(player_id), "email_confirmed")
+            if moved and old:
                 self._redis.srem(self._email_key(old), player_id)
+        return self.get(player_id)
+
+    def confirm_email(self, player_id: str, confirmed: str) -> Player:
+        """Note that the owner of the address whose digest is `confirmed` confirmed it
+        for the player: mail may go to it while it is the player's address."""
+        with redis_errors():
+            self._redis.hset(self._key(player_id), "email_confirmed", confirmed)
         return self.get(player_id)
 
     def devices(self, player_id: str) -> list[Device]:
@@ -311,16 +345,27 @@ class PlayerStore:
                 devices.append(Device(field.removeprefix("device:"), about["name"], created))
         return sorted(devices, key=lambda device: device.created_at)
 
-    def add_device(self, player_id: str, name: str) -> tuple[Device, str]:
-        """A new device of the player and its key (shown once)."""
+    def key_count(self, player_id: str) -> int:
+        """How many keys the player holds: one per device."""
+        with redis_errors():
+            fields = self._redis.hkeys(self._key(player_id))
+        return sum(_device_of_field(_text(field)) is not None for field in fields)
+
+    def add_device(self, player_id: str, name: str, cap: int) -> tuple[Device, str] | None:
+        """A new device of the player and its key (shown once); None if the player
+        holds `cap` keys already (nothing is added)."""
         device = Device(secrets.token_hex(8), name, self._clock())
         key = new_secret()
         about = json.dumps({"name": name, "created_at": device.created_at.isoformat()})
-        fields = {_key_field(device.id): digest(key), f"device:{device.id}": about}
+        fields = [_key_field(device.id), digest(key), f"device:{device.id}", about]
         with redis_errors():  # the index first: it opens nothing until the hash holds it
             self._redis.hset(self._keys, digest(key), player_id)
-            self._redis.hset(self._key(player_id), mapping=fields)
-        return device, key
+            added = self._add_device(keys=[self._key(player_id)], args=[cap, *fields])
+            if added != 1:
+                self._redis.hdel(self._keys, digest(key))
+        if added == -1:
+            raise UnknownPlayer(player_id)
+        return (device, key) if added == 1 else None
 
     def remove_device(self, player_id: str, device_id: str) -> None:
         """The device's key opens nothing any more; UnknownDevice if it has none."""
@@ -388,6 +433,8 @@ def _player(player_id: str, fields: dict[str, str]) -> Player:
         webhook_secret=fields["webhook_secret"],
         created_at=datetime.fromisoformat(fields["created_at"]),
         bot=fields.get("bot") == "1",
+        email_confirmed=bool(fields["email"])
+        and fields.get("email_confirmed") == address_digest(fields["email"]),
     )
 
 

@@ -37,6 +37,7 @@ from service.events import (
     RatingChange,
 )
 
+from .addresses import by_email_here, confirm_again, confirm_email, send_confirmation
 from .analyses import Analysis, analyse_part, analysis, ask_analysis, requeue_analyses
 from .archiving import Archived, archive, archive_ended, check_archive
 from .background import deliver, fire_due_timers, play_ai_turn, sweep
@@ -73,6 +74,8 @@ from .errors import (
     SeatUnavailable,
     StaleVersion,
     StoreUnavailable,
+    TooManyAccounts,
+    TooManyDevices,
     TooManyStreams,
     TooManyWatches,
     Unauthorized,
@@ -150,7 +153,14 @@ from .ratings import (
     rating_change,
 )
 from .server import Readiness, count_request, health, lobby, readiness
-from .sign_in import SignedIn, ask_sign_in, by_email_here, send_sign_in, sign_in_with_code
+from .sign_in import (
+    DeviceCode,
+    SignedIn,
+    ask_sign_in,
+    device_code,
+    send_sign_in,
+    sign_in_with_code,
+)
 
 __all__ = [
     "AI",
@@ -196,6 +206,7 @@ __all__ = [
     "Created",
     "Delivery",
     "Device",
+    "DeviceCode",
     "Devices",
     "EmailNotConfigured",
     "EventLog",
@@ -237,6 +248,8 @@ __all__ = [
     "Standing",
     "Step",
     "StoreUnavailable",
+    "TooManyAccounts",
+    "TooManyDevices",
     "TooManyStreams",
     "TooManyWatches",
     "Unauthorized",
@@ -267,11 +280,14 @@ __all__ = [
     "changed",
     "check_archive",
     "come_back",
+    "confirm_again",
+    "confirm_email",
     "count_request",
     "create",
     "decline",
     "deliver",
     "deliveries",
+    "device_code",
     "devices",
     "ending_body",
     "event_log",
@@ -306,6 +322,7 @@ __all__ = [
     "resume_time",
     "rotate_key",
     "seated",
+    "send_confirmation",
     "send_sign_in",
     "sign_in_with_code",
     "sweep",

@@ -57,6 +57,14 @@ class EmailNotConfigured(Refused):
     """The server sends no email (no SMTP server set)."""
 
 
+class TooManyDevices(Refused):
+    """The player holds as many keys (one per device) as they may."""
+
+
+class TooManyAccounts(Refused):
+    """The email address is confirmed for as many players as one may be."""
+
+
 class NotYourTurn(Refused):
     """Another seat is to act."""
 

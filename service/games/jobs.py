@@ -1,17 +1,18 @@
 """The jobs the application asks of the workers, through RQ: AI turns (queue `ai`),
-notifications and sign-in emails (queue `webhooks`), the expert's analyses of ended
-games (queue `analysis`, served last: a worker takes an AI turn first).
+notifications and the mail of sign-in links and confirmations (queue `webhooks`), the
+expert's analyses of ended games (queue `analysis`, served last: a worker takes an AI
+turn first).
 
 Each `claim worker` also says every `BEAT` seconds that it is alive, on a key of its
 own that Redis forgets `ALIVE` seconds later, and deletes it when it stops: `/readyz`
 counts these (RQ's own heartbeat of an idle worker comes every 7 minutes only).
 
 A job carries ids only, `(game id, version)`, and for a notification the kind, the
-player and the channel, for a sign-in email the player and the request's id, for an
-analysis the game id, the analysis version and the first decision to judge: never a
-card, a hand, a deck or a secret. A job is named by the string of its function
-(`workers.jobs.*`), so this package imports nothing of `workers`. RQ runs a job at
-least once; the event store makes it count once (`ids.py`).
+player and the channel, for a mail of sign-in links or of a confirmation the player
+and the request's id, for an analysis the game id, the analysis version and the first
+decision to judge: never a card, a hand, a deck or a secret. A job is named by the
+string of its function (`workers.jobs.*`), so this package imports nothing of
+`workers`. RQ runs a job at least once; the event store makes it count once (`ids.py`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import redis
 from rq import Queue, Retry
 
 from service.config import DEFAULT_PREFIX
+from service.events import CONFIRMATION, SIGN_IN
 
 from . import ids
 
@@ -34,6 +36,7 @@ AI_RETRY = Retry(max=5, interval=[1, 2, 4, 8, 16])  # seconds
 DELIVERY_RETRY = Retry(max=5, interval=[15, 60, 240, 960, 3840])
 # A sign-in link is asked for by someone waiting for it: soon, or not at all.
 SIGN_IN_RETRY = Retry(max=2, interval=[15, 60])
+MAIL_JOBS = {SIGN_IN: "workers.jobs.sign_in", CONFIRMATION: "workers.jobs.confirm_email"}
 AGAIN = "-again"  # the end of the id of a job that a sweep enqueued again
 BEAT = 2  # seconds between two heartbeats of a worker
 ALIVE = 3 * BEAT  # seconds a heartbeat counts: a worker missing three is not counted
@@ -128,12 +131,13 @@ class Jobs:
         )
         return job_id
 
-    def sign_in(self, player_id: str, request: str) -> str:
-        """Enqueue the email of a sign-in link to the player (`request`: an id of the
-        asking, no secret: the worker draws the code); answer the job id."""
-        job_id = f"sign-in-{player_id}-{request}"
+    def mail(self, kind: str, player_id: str, request: str) -> str:
+        """Enqueue a mail of `kind` (sign-in links, a confirmation) to the player's
+        address (`request`: an id of the asking, no secret: the worker draws the codes);
+        answer the job id."""
+        job_id = f"{kind}-{player_id}-{request}"
         self.webhooks.enqueue(
-            "workers.jobs.sign_in",
+            MAIL_JOBS[kind],
             player_id,
             request,
             job_id=job_id,

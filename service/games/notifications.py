@@ -3,13 +3,13 @@
 game that ended, and "rematch" (the rematch code calls `notify`).
 
 Each goes to the player's webhook URL (signed: `webhooks.py`) and, with an SMTP
-server set, to their email (`mail.py`), each channel by an RQ job of its own on the
-queue `webhooks`, retried with growing intervals (`jobs.py`). A job carries ids only;
-its delivery id is derived from `(game id, version, kind, player id)` (`ids.py`), so a
-doubled job is the same delivery: the receiver deduplicates by it, and a job whose
-delivery the player's log already shows as delivered sends nothing. What is sent is
-the player's inbox entry: public facts only, never a card the player may not see
-(RULES.md 8).
+server set, to their email address once its owner confirmed it (`addresses.py`,
+`mail.py`), each channel by an RQ job of its own on the queue `webhooks`, retried with
+growing intervals (`jobs.py`). A job carries ids only; its delivery id is derived from
+`(game id, version, kind, player id)` (`ids.py`), so a doubled job is the same delivery:
+the receiver deduplicates by it, and a job whose delivery the player's log already
+shows as delivered sends nothing. What is sent is the player's inbox entry: public
+facts only, never a card the player may not see (RULES.md 8).
 """
 
 from __future__ import annotations
@@ -81,8 +81,8 @@ def notify(
     new_game_id: str | None = None,
 ) -> list[str]:
     """Enqueue `kind` about `game` at its version to each of `player_ids`, on their
-    webhook and (with an SMTP server set) by email; answer the job ids. `new_game_id`:
-    the offered game of a rematch."""
+    webhook and (with an SMTP server set) by email to a confirmed address; answer the
+    job ids. `new_game_id`: the offered game of a rematch."""
     if kind not in KINDS:
         raise ValueError(f"no notification kind {kind!r}")
     if claim.jobs is None:
@@ -277,9 +277,9 @@ def _send_email(
 
 
 def _channels(claim: Claim, player: Player) -> list[str]:
-    """The channels by which `player` can be told: a webhook URL, an email (if the
-    operator set an SMTP server)."""
-    wanted = {WEBHOOK: player.webhook_url, EMAIL: player.email and claim.config.smtp_url}
+    """The channels by which `player` can be told: a webhook URL, an email address
+    confirmed (if the operator set an SMTP server)."""
+    wanted = {WEBHOOK: player.webhook_url, EMAIL: player.email_confirmed and claim.config.smtp_url}
     return [channel for channel in CHANNELS if wanted[channel]]
 
 

@@ -1,7 +1,8 @@
 """What registered players do: register, read and change their profile, keep a key
-per device, make a seat they took without a key their own, read their inbox of games
-and the log of the notifications sent to them. Every use case but `register` takes the
-player's key (of any of their devices) as it came, and refuses without it."""
+per device (`Config.device_cap` at most), make a seat they took without a key their
+own, read their inbox of games and the log of the notifications sent to them. Every use
+case but `register` takes the player's key (of any of their devices) as it came, and
+refuses without it. An address given is mailed a link to confirm it (`addresses.py`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from dataclasses import dataclass
 from service.events import Delivery, Device, Game, Player, SeatRegistered, StaleVersion
 
 from .access import matches, me, my_device
+from .addresses import ask_confirmation
 from .changes import Change, follow_up
 from .claim import Claim
-from .errors import GameOver, SeatUnavailable, WrongToken, use_case
+from .errors import GameOver, SeatUnavailable, TooManyDevices, WrongToken, use_case
 from .inbox import inbox_entry
 from .play import Moved
 
@@ -28,8 +30,11 @@ def register(
     webhook_url: str | None = None,
     bot: bool = False,
 ) -> tuple[Player, str]:
-    """A new player (a program's account with `bot`) and its key (shown once)."""
-    return claim.players.register(name, email, webhook_url, bot)
+    """A new player (a program's account with `bot`) and its key (shown once); an
+    address is mailed a link to confirm it."""
+    player, key = claim.players.register(name, email, webhook_url, bot)
+    ask_confirmation(claim, player)
+    return player, key
 
 
 @use_case
@@ -46,8 +51,13 @@ def profile(claim: Claim, key: str | None) -> Player:
 
 @use_case
 def update(claim: Claim, key: str | None, **changes: str | None) -> Player:
-    """Change the name, email or webhook URL (None clears email and URL)."""
-    return claim.players.update(me(claim, key).id, **changes)
+    """Change the name, email or webhook URL (None clears email and URL); another
+    address is unconfirmed, and mailed a link to confirm it."""
+    player = me(claim, key)
+    updated = claim.players.update(player.id, **changes)
+    if (player.email or "").lower() != (updated.email or "").lower():
+        ask_confirmation(claim, updated)
+    return updated
 
 
 @use_case
@@ -74,8 +84,32 @@ def devices(claim: Claim, key: str | None) -> Devices:
 
 @use_case
 def add_device(claim: Claim, key: str | None, name: str | None = None) -> tuple[Device, str]:
-    """A new device of the player and its key (shown once)."""
-    return claim.players.add_device(me(claim, key).id, name or NEW_DEVICE_NAME)
+    """A new device of the player and its key (shown once); TooManyDevices if they
+    hold as many keys as they may."""
+    return new_device(claim, me(claim, key).id, name or NEW_DEVICE_NAME)
+
+
+def new_device(claim: Claim, player_id: str, name: str) -> tuple[Device, str]:
+    """A new device of the player and its key; TooManyDevices if they hold
+    `Config.device_cap` keys already."""
+    added = claim.players.add_device(player_id, name, claim.config.device_cap)
+    if added is None:
+        raise _too_many_devices(claim)
+    return added
+
+
+def check_room(claim: Claim, player_id: str) -> None:
+    """TooManyDevices if the player holds as many keys as they may (for what makes a
+    device later: a code of a sign-in link)."""
+    if claim.players.key_count(player_id) >= claim.config.device_cap:
+        raise _too_many_devices(claim)
+
+
+def _too_many_devices(claim: Claim) -> TooManyDevices:
+    return TooManyDevices(
+        f"you hold {claim.config.device_cap} keys, one per device, as many as a player may:"
+        " sign a device out (DELETE /me/devices/{device_id}) first"
+    )
 
 
 @use_case

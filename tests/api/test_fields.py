@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from marshmallow import ValidationError
 
-from service.api.fields import UNFIT, Name, QueryInteger, QueryNumber, Text
+from service.api.fields import BLANK_ONLY, UNFIT, Name, QueryInteger, QueryNumber, Text
 
 REFUSED_CATEGORIES = {"Cc", "Cf", "Zl", "Zp", "Cs"}
 JOINERS = "\u200c\u200d"  # ZWNJ and ZWJ: Persian, Indic scripts and emoji sequences need them
@@ -46,9 +46,36 @@ fit = st.characters(exclude_categories=tuple(REFUSED_CATEGORIES)) | st.sampled_f
 unfit = st.characters(categories=tuple(REFUSED_CATEGORIES)).filter(lambda c: c not in JOINERS)
 
 
-@given(st.text(fit, min_size=1, max_size=64))
+@given(st.text(fit, min_size=1, max_size=64).filter(lambda name: not BLANK_ONLY.fullmatch(name)))
 def test_a_name_of_any_script_is_taken_as_it_is(name):
     assert Name().deserialize(name) == name
+
+
+blank = st.characters(categories=("Zs",)) | st.sampled_from("\t\u115f\u1160\u2800\u3164\uffa0")
+
+
+@given(st.text(blank, max_size=64))
+def test_a_name_that_shows_nothing_is_refused(name):
+    with pytest.raises(ValidationError):
+        Name().deserialize(name)
+
+
+def test_the_contract_refuses_the_same_names_of_one_character_of_the_basic_plane():
+    pattern = re.compile(Name().metadata["pattern"])
+    wrong = [
+        f"U+{code:04X}"
+        for code in range(0x10000)
+        if not 0xD800 <= code <= 0xDFFF and bool(pattern.fullmatch(chr(code))) != _taken(chr(code))
+    ]
+    assert wrong == []
+
+
+def _taken(name: str) -> bool:
+    try:
+        Name().deserialize(name)
+    except ValidationError:
+        return False
+    return True
 
 
 @given(st.text(fit, max_size=30), unfit, st.text(fit, max_size=30))

@@ -4,10 +4,12 @@
 import threading
 
 import pytest
+import yaml
 
 from service.events import GameAborted, SeatRegistered, digest
 from tests.api.factories import an_app, created
 from tests.api.test_games import problem
+from tests.api.test_parameters import CONTRACT
 
 
 def register(client, name="Ann", **extra) -> dict:
@@ -97,6 +99,23 @@ def test_a_name_or_email_that_would_turn_a_line_of_an_email_changes_nothing(clie
     assert (me["name"], me["email"]) == ("Eve", "eve@example.org")
     body = {"name": "Eve", "email": "eve@example\u202e.org"}
     assert "email" in problem(client.post("/players", json=body), "validation-error", 400)["errors"]
+
+
+@pytest.mark.parametrize("name", ["   ", "", "\t", "\u3000\u00a0", "\u3164", "\x07\x07"])
+def test_a_name_that_shows_nothing_is_refused_on_register_and_update(client, name):
+    problem(client.post("/players", json={"name": name}), "validation-error", 400)
+    key = register(client, name="Eve")["key"]
+    response = client.patch("/me", json={"name": name}, headers=bearer(key))
+    assert set(problem(response, "validation-error", 400)["errors"]) == {"name"}
+    assert client.get("/me", headers=bearer(key)).json["name"] == "Eve"
+
+
+def test_the_profile_says_whether_the_address_is_confirmed(client):
+    ann = register(client, email="ann@example.org")
+    bo = register(client, name="Bo")
+    assert ann["email_confirmed"] is False
+    assert client.get("/me", headers=bearer(ann["key"])).json["email_confirmed"] is False
+    assert client.get("/me", headers=bearer(bo["key"])).json["email_confirmed"] is False
 
 
 @pytest.mark.parametrize(
@@ -296,6 +315,35 @@ def test_the_devices_list_the_first_key_and_mark_the_one_asking(client):
 def test_a_device_without_a_name_is_called_another_device(client):
     key = register(client)["key"]
     assert add_device(client, key)["name"] == "another device"
+
+
+def test_a_device_asked_for_without_a_body_is_as_the_contract_says(client):
+    """The contract says the body is optional; a request without one (no JSON at all)
+    gets a device named by default."""
+    contract = yaml.safe_load(CONTRACT.read_text(encoding="utf-8"))
+    assert contract["paths"]["/me/devices"]["post"]["requestBody"]["required"] is False
+    key = register(client)["key"]
+    response = client.post("/me/devices", headers=bearer(key))
+    assert (response.status_code, response.json["name"]) == (201, "another device")
+
+
+def test_a_player_holds_as_many_keys_as_the_server_allows_and_no_more(redis_client, prefix):
+    """Issue 47: 300 keys made for one player. The key made at registration counts."""
+    client = an_app(redis_client, prefix, device_cap=3).test_client()
+    ann = register(client)
+    phones = [add_device(client, ann["key"], name=f"phone {n}") for n in (1, 2)]
+    refused = client.post("/me/devices", json={"name": "phone 3"}, headers=bearer(ann["key"]))
+    assert "you hold 3 keys" in problem(refused, "too-many-devices", 409)["detail"]
+    assert len(listed(client, ann["key"])) == 3
+    client.delete(f"/me/devices/{phones[0]['device_id']}", headers=bearer(ann["key"]))
+    assert add_device(client, ann["key"], name="phone 3")["name"] == "phone 3"
+
+
+def test_twenty_keys_a_player_by_default(client):
+    key = register(client)["key"]
+    for _ in range(19):
+        add_device(client, key)
+    problem(client.post("/me/devices", json={}, headers=bearer(key)), "too-many-devices", 409)
 
 
 def test_a_player_registered_before_devices_is_listed_with_the_key_they_have(

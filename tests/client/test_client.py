@@ -107,6 +107,14 @@ def test_every_operation_of_the_contract_answers_through_the_client(server_url):
     phone = client.add_device("phone")
     assert [device["name"] for device in client.devices()["devices"]][-1] == "phone"
     client.remove_device(phone["device_id"])
+    with pytest.raises(ProblemError) as refused:
+        client.confirm_again()
+    assert refused.value.kind == "email-not-configured"
+    with pytest.raises(ProblemError) as refused:
+        client.confirm_email("no such code")
+    assert refused.value.kind == "wrong-code"
+    laptop = Client(server_url, transport=seen)
+    assert laptop.sign_in(client.device_code()["code"])["player_id"] == ann["player_id"]
     old_key = client.key
     assert client.rotate_key()["key"] == client.key != old_key
     assert client.me()["player_id"] == ann["player_id"]

@@ -84,6 +84,19 @@ def work(claim: Claim) -> None:
     SimpleWorker([claim.jobs.webhooks], connection=claim.jobs.connection).work(burst=True)
 
 
+CONFIRMATION_LINK = re.compile(r"/confirm-email#code=([A-Za-z0-9_-]+)")
+
+
+def confirm_addresses(claim: Claim, mailbox) -> None:
+    """Send the queued mails, then confirm every address a confirmation went to, as its
+    owner would by opening the links, and forget those mails."""
+    work(claim)
+    for _, message in mailbox.messages:
+        for code in CONFIRMATION_LINK.findall(message.get_payload(decode=True).decode()):
+            games.confirm_email(claim, code)
+    mailbox.messages.clear()
+
+
 def verified(request, secret: str, now: float | None = None) -> dict:
     """The body of a webhook request, once checked as the README tells a receiver to:
     the HMAC of `t.body` with the player's secret, `t` recent, the delivery id."""
@@ -397,6 +410,7 @@ def test_no_turn_is_told_while_an_ai_plays_a_seat_taken_over(claim, clock):
 def test_emails_go_to_the_players_address_with_a_link_to_the_game(service, mailbox):
     claim, client = service(smtp_url=mailbox.url, public_url="https://claim.example.org/")
     ann = register(client, email="ann@example.org")
+    confirm_addresses(claim, mailbox)
     game_id, _ = a_game_over_http(client, ann)
     work(claim)
     [(to, message)] = mailbox.messages
@@ -416,9 +430,20 @@ def test_emails_go_to_the_players_address_with_a_link_to_the_game(service, mailb
     )
 
 
+def test_no_notification_goes_to_an_address_until_its_owner_confirms_it(service, mailbox):
+    claim, client = service(smtp_url=mailbox.url)
+    ann = register(client, email="ann@example.org")
+    a_game_over_http(client, ann)
+    work(claim)
+    [(to, message)] = mailbox.messages  # the confirmation only
+    assert (to, message["Subject"]) == (["ann@example.org"], "Claim: confirm your email address")
+    assert deliveries(client, ann) == []
+
+
 def test_an_email_counts_a_move_time_under_a_minute_in_seconds(service, mailbox):
     claim, _ = service(smtp_url=mailbox.url)
     _, key = games.register(claim, "Ann", email="ann@example.org")
+    confirm_addresses(claim, mailbox)
     a_running_game(claim, key, limit=30)
     work(claim)
     [(_, message)] = mailbox.messages
@@ -429,6 +454,7 @@ def test_the_end_of_a_rated_game_tells_each_player_the_rating_change(service, re
     claim, _ = service(smtp_url=mailbox.url)
     ann, ann_key = games.register(claim, "Ann", webhook_url=receiver.url)
     bo, bo_key = games.register(claim, "Bo", email="bo@example.org")
+    confirm_addresses(claim, mailbox)
     drawn_with_the_ai_levels(claim, ann.id, bo.id)  # established: their game moves both
     game = a_game(claim, kinds=("human", "human"), rated=True)
     tokens = joined(claim, game, keys={0: ann_key, 1: bo_key})
@@ -452,6 +478,7 @@ def test_the_end_of_a_rated_game_resigned_at_once_tells_that_it_was_not_rated(se
     claim, _ = service(smtp_url=mailbox.url)
     _, ann_key = games.register(claim, "Ann")
     _, bo_key = games.register(claim, "Bo", email="bo@example.org")
+    confirm_addresses(claim, mailbox)
     game = a_game(claim, kinds=("human", "human"), rated=True)
     tokens = joined(claim, game, keys={0: ann_key, 1: bo_key})
     games.resign(claim, game.id, tokens[1])

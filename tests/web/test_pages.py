@@ -46,6 +46,7 @@ def pages(site):
         "leaderboard": "/leaderboard",
         "rules": "/rules",
         "sign-in": "/sign-in",
+        "confirm-email": "/confirm-email",
     }
 
 
@@ -60,6 +61,7 @@ LOADED = {  # what each page shows once drawn
     "leaderboard": "h1",
     "rules": "#r-factions",
     "sign-in": "#key",
+    "confirm-email": "text=Confirm your email address",
 }
 
 

@@ -1,10 +1,11 @@
 // A registered player in this browser, the account's actions: registering, the key
 // shown once with a copy button, making this browser's guest seats the player's (so
 // that they no longer die with its storage; offered, never done unasked: on a shared
-// computer they may be somebody else's), and a sign-in link (with its QR code) that
-// opens the same player on another device, whose keys can be listed and revoked. A
-// key travels after `#`, which no request carries: it reaches the other device's
-// page, never a server log.
+// computer they may be somebody else's), the email address (whether it is confirmed,
+// the confirmation sent again, a new one), and a sign-in link (with its QR code) that
+// opens the same player on one other device, once, within minutes; the devices' keys
+// can be listed and revoked. A link's code travels after `#`, which no request
+// carries: it reaches the other device's page, never a server log.
 import { ApiError, api, problemText } from "./api.js";
 import { copyField, failure, h, plural } from "./dom.js";
 import { forgetSeat, keepPlayer, keepSeat, seats } from "./store.js";
@@ -103,23 +104,70 @@ function deviceList(me) {
   return [list, draw];
 }
 
-// "Sign in on another device": a key of its own for that device (revocable alone),
-// as a link to open there and a QR code to scan; the devices signed in, each of which
-// can be signed out from here (a lost phone).
+// "Sign in on another device": a one-time code that gives that device a key of its own
+// (revocable alone), as a link to open there and a QR code to scan; the devices signed
+// in, each of which can be signed out from here (a lost phone).
 export function otherDevice(me) {
   const [devices, redraw] = deviceList(me);
   const out = h("div", { "aria-live": "polite" });
   const button = h("button", { type: "button", onclick: async () => {
     button.disabled = true;
     try {
-      const device = await api("POST", "/me/devices", { body: { name: "signed in with a link" }, credential: me.key });
-      const link = `${location.origin}/sign-in#key=${encodeURIComponent(device.key)}`;
-      out.replaceChildren(h("p", {}, "Open this link on your other device, or scan the code with its camera. It signs that device in as you; anybody with it can play your games, so send it only to yourself. It is shown only now."),
+      const made = await api("POST", "/me/sign-in-code", { credential: me.key });
+      const link = `${location.origin}/sign-in#code=${encodeURIComponent(made.code)}`;
+      const until = new Date(made.expires_at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      out.replaceChildren(h("p", {}, `Open this link on your other device, or scan the code with its camera, by ${until}. It signs one device in as you, once; until then anybody with it could, so send it only to yourself.`),
         copyField(link, "sign-in link"), await qrCode(link));
       redraw();
-    } catch (error) { out.replaceChildren(h("p", { class: "notice error", role: "alert" }, problemText(error))); button.disabled = false; }
+    } catch (error) { out.replaceChildren(h("p", { class: "notice error", role: "alert" }, problemText(error))); }
+    button.disabled = false;
   } }, "Sign in on another device");
   return h("section", { class: "panel", "aria-labelledby": "p-devices" }, h("h2", { id: "p-devices" }, "Your other devices"),
     h("p", {}, "Play from your phone and your computer alike: every device signed in as you sees the same games and inbox."), button, out,
     h("h3", {}, "Signed in now"), devices);
+}
+
+// "Your email": the address, whether its owner confirmed it (no sign-in link or
+// notification goes to it until then), the confirmation sent again, and another
+// address (or none) saved.
+export function emailPanel(me) {
+  const body = h("div", {});
+  const note = h("div", { "aria-live": "polite" });
+  async function draw() {
+    try {
+      const [profile, options] = await Promise.all([api("GET", "/me", { credential: me.key }),
+        api("GET", "/sign-in/options").catch(() => ({ by_email: false }))]);
+      body.replaceChildren(state(profile, options.by_email), change(profile));
+    } catch (error) { body.replaceChildren(failure(error)); }
+  }
+  function state(profile, byEmail) {
+    if (!profile.email) return h("p", {}, "No address: give one to be told by email when it is your turn, and to sign in by email.");
+    if (!byEmail) return h("p", {}, `${profile.email}. This server sends no email.`);
+    if (profile.email_confirmed) return h("p", {}, `${profile.email} `, h("span", { class: "badge" }, "confirmed"));
+    const again = h("button", { type: "button", onclick: async () => {
+      again.disabled = true;
+      try {
+        await api("POST", "/me/email-confirmation", { credential: me.key });
+        note.replaceChildren(h("p", { class: "notice" }, "A link to confirm it is on its way, unless one went there in the last 5 minutes: then look for that one, or ask again later."));
+      } catch (error) { note.replaceChildren(failure(error)); again.disabled = false; }
+    } }, "Send the confirmation again");
+    return h("div", {}, h("p", {}, `${profile.email} `, h("span", { class: "badge unconfirmed" }, "unconfirmed")),
+      h("p", {}, "No sign-in link or notification goes to it until you open the link of the confirmation email sent to it."), again);
+  }
+  function change(profile) {
+    const field = h("input", { id: "email-address", type: "email", autocomplete: "email", value: profile.email ?? "" });
+    const form = h("form", { "aria-label": "change your email address" },
+      h("label", {}, "Address (empty: none): ", field), h("button", { type: "submit" }, "Save"));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      try {
+        const saved = await api("PATCH", "/me", { body: { email: field.value.trim() || null }, credential: me.key });
+        note.replaceChildren(h("p", { class: "notice" }, saved.email && !saved.email_confirmed ? `Saved. A link to confirm ${saved.email} is on its way to it.` : "Saved."));
+        draw();
+      } catch (error) { note.replaceChildren(failure(error)); }
+    });
+    return form;
+  }
+  draw();
+  return h("section", { class: "panel", "aria-labelledby": "p-email" }, h("h2", { id: "p-email" }, "Your email"), body, note);
 }

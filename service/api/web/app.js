@@ -7,6 +7,7 @@ import { failure, h, show } from "./dom.js";
 const ROUTES = [
   [/^\/$/, "lobby"], [/^\/new$/, "new"], [/^\/play\/([^/]+)$/, "play"], [/^\/replay\/([^/]+)$/, "replay"],
   [/^\/inbox$/, "inbox"], [/^\/leaderboard$/, "leaderboard"], [/^\/rules$/, "rules"], [/^\/sign-in$/, "sign-in"],
+  [/^\/confirm-email$/, "confirm-email"],
 ];
 
 const route = ROUTES.find(([pattern]) => pattern.test(location.pathname));

@@ -1,7 +1,7 @@
 // /inbox: register (or sign in), then your games on every device, those waiting for
-// you first, updated live; your other devices.
+// you first, updated live; your email address; your other devices.
 import { api, problemsOnly } from "../api.js";
-import { guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
+import { emailPanel, guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
 import { showTurns } from "../attention.js";
 import { clockFace, copyField, failure, h, redraw, show } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
@@ -99,7 +99,7 @@ export default async function inboxPage(welcome = null) {
     h("p", { class: "muted" }, "Others challenge you with your player id: ", copyField(me.id, "your player id")));
   // `welcome`: a notice above the inbox, or one made with a way to draw the list again.
   const notice = typeof welcome === "function" ? welcome(() => draw()) : welcome;
-  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), challengeBox, list, otherDevice(me),
+  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), challengeBox, list, emailPanel(me), otherDevice(me),
     h("p", {}, h("a", { href: "/leaderboard" }, "Ratings"), " · ",
       h("button", { type: "button", onclick: () => {
         if (!confirm("Sign out of this browser? It forgets your key and every seat it holds; sign in again with a sign-in link or your key.")) return;

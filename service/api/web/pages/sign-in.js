@@ -1,7 +1,8 @@
-// /sign-in: this device becomes a registered player's, by the sign-in link of another
-// device (`#key=...`), by the link of a sign-in email (`#code=...`), by pasting the
-// key, or by asking for such an email. The secret is after `#` (no request carries
-// it) and leaves the address bar at once.
+// /sign-in: this device becomes a registered player's, by a sign-in link (`#code=...`:
+// shown on another device of theirs, or emailed), by pasting the key, or by asking for
+// such an email; a link of an older server's with the key itself (`#key=...`) still
+// works. The secret is after `#` (no request carries it) and leaves the address bar at
+// once.
 import { api } from "../api.js";
 import { failure, h, show } from "../dom.js";
 import { keepPlayer, player } from "../store.js";
@@ -24,7 +25,7 @@ export default async function signInPage() {
     if (secrets.get("key")) return await signedIn(secrets.get("key"), "This device is signed in with the link of your other device.");
     if (secrets.get("code")) {
       const made = await api("POST", "/sign-in/code", { body: { code: secrets.get("code") } });
-      return await signedIn(made.key, "This device is signed in with the link of your email.");
+      return await signedIn(made.key, "This device is signed in with your sign-in link.");
     }
   } catch (error) {
     trouble = [failure(error), h("p", {}, "The link may be old or used already: ask for a new one below.")];
@@ -47,12 +48,12 @@ export default async function signInPage() {
     const address = h("input", { id: "sign-in-email", type: "email", required: true, autocomplete: "email" });
     const sent = h("div", { "aria-live": "polite" });
     const byEmail = h("form", { "aria-label": "sign in by email" }, h("h2", {}, "By email"),
-      h("label", {}, "The email you registered with: ", address), h("button", { type: "submit" }, "Email me a sign-in link"), sent);
+      h("label", {}, "Your confirmed email address: ", address), h("button", { type: "submit" }, "Email me a sign-in link"), sent);
     byEmail.addEventListener("submit", async (event) => {
       event.preventDefault();
       try {
         await api("POST", "/sign-in", { body: { email: address.value } });
-        sent.replaceChildren(h("p", { class: "notice" }, "If a player registered with that address, a sign-in link is on its way. It works once, for 15 minutes."));
+        sent.replaceChildren(h("p", { class: "notice" }, "If that address is confirmed for a player, a sign-in link is on its way, unless one went there in the last 5 minutes. It works once, for 15 minutes."));
       } catch (error) { sent.replaceChildren(failure(error)); }
     });
     sections.push(byEmail);
