@@ -240,7 +240,7 @@ def test_a_players_waiter_is_told_of_the_player_and_of_the_games_added_to_it(wat
 def test_a_key_watch_is_told_when_its_key_is_revoked_and_only_its_own(watchers, client, prefix):
     players = PlayerStore(client, prefix)
     ann, first = players.register("Ann")
-    phone, second = players.add_device(ann.id, "phone")
+    phone, second = players.add_device(ann.id, "phone", cap=20)
     woken = {"first": threading.Event(), "second": threading.Event()}
     with (
         watchers.watching_key(digest(first), woken["first"].set) as firsts,
