@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from service.ai.compact import CODES, DECISIONS, CompactGame
+from service.ai.codes import CODES, DECISIONS
 from service.domain import (
     Decision,
     Settings,
@@ -16,6 +16,7 @@ from service.domain import (
     result,
     shuffled_deck,
 )
+from tests.ai.oracles.compact import CompactGame
 from tests.conformance_games import GAMES
 from tests.domain.factories import a_game
 

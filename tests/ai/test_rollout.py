@@ -5,22 +5,11 @@ import random
 
 import pytest
 
-from service.ai.compact import DR, GO, KN, UN
-from service.ai.compact_greedy import KnowingGame, decide
-from service.ai.rollout import (
-    LEADS,
-    MOST,
-    PHASE2_WORTHS,
-    TOP,
-    UNDEAD,
-    chances,
-    features,
-    outcome,
-    play_out,
-    rollout,
-    score,
-)
+from service.ai.codes import DR, GO, KN, UN
+from service.ai.worths import LEADS, MOST, PHASE2_WORTHS, TOP, UNDEAD
 from service.domain import Settings, random_factions, shuffled_deck, side_of
+from tests.ai.oracles.compact_greedy import KnowingGame, decide
+from tests.ai.oracles.rollout import chances, features, outcome, play_out, rollout, score
 
 
 def dealt(players: int, rng: random.Random) -> KnowingGame:
