@@ -1,6 +1,7 @@
 """The AI's fast engine: the rules, each seat's knowledge, the greedy player, the
 rollouts and the deals' sampler, as numba functions on one array of ints. The
-expert's searches and the analysis play here; the domain's rules stay the truth.
+expert's searches play here, and the analysis's deals and exact endgames; the
+domain's rules stay the truth.
 
 A rollout is a few hundred small decisions, each valuing every legal card with greedy's
 arithmetic; in plain Python a 2-player phase 1 takes about 1 ms of CPU. Compiled by
@@ -148,7 +149,7 @@ def unseen(g: np.ndarray, seat: int) -> list[int]:
     return [int(n) for n in g[UNSEEN + seat * 100 : UNSEEN + seat * 100 + 100]]
 
 
-# The rules (oracle: compact.py) ------------------------------------------------------
+# The rules (oracle: compact.py) --------------------------------------------------------------
 
 
 @njit(cache=True)
@@ -461,7 +462,7 @@ def _start_round(g, leader) -> None:
                     g[UNSEEN_TOTAL + seat] += g[HAND_LENGTH + other]
 
 
-# Greedy's decision (oracle: compact_greedy.py) ---------------------------------------
+# Greedy's decision (oracle: compact_greedy.py) -----------------------------------------------
 
 
 @njit(cache=True)
@@ -766,7 +767,7 @@ def _stakes(g, stakes) -> None:
         stakes[faction] = stake
 
 
-# Rollouts (oracle: rollout.py) -------------------------------------------------------
+# Rollouts (oracle: rollout.py) ---------------------------------------------------------------
 
 
 @njit(cache=True)

@@ -169,9 +169,9 @@ def best_playout(state: State, side: int) -> Decision:
 
 
 def _dealer(observation: Observation, rng: random.Random, side: int):
-    """A function of (codes, deals): the `compiled.rollout` scores of each decision of `codes`
-    (array columns) in each of `deals` new sampled games (rows), played in the
-    compiled engine (`compiled.scores`)."""
+    """A function of (codes, deals): the `compiled.rollout` scores of each decision of
+    `codes` (array columns) in each of `deals` new sampled games (rows), played in
+    the compiled engine (`compiled.scores`)."""
     from . import compiled  # numba: only processes that search load it (see `compiled`)
 
     plan = Plan.of(observation)
