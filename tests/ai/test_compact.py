@@ -1,5 +1,6 @@
-"""The AI's compact engine plays the domain's rules (bench/differential.py compares a
-million decisions; these tests every conformance game and a few thousand decisions)."""
+"""The compact engine, the oracle that holds the compiled one (tests/ai/oracles/),
+plays the domain's rules (bench/differential.py compares a million decisions; these
+tests every conformance game and a few thousand decisions)."""
 
 import random
 

@@ -1,5 +1,6 @@
-"""The expert's rollouts: greedy at every seat, a 2- or 3-player phase 2 judged by the
-fitted worths of the seats' hands instead of played (issue 31)."""
+"""The expert's rollouts, in their Python oracle (tests/ai/oracles/rollout.py): greedy
+at every seat, a 2- or 3-player phase 2 judged by the fitted worths of the seats'
+hands (`worths.py`) instead of played (issue 31)."""
 
 import random
 
