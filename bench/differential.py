@@ -1,5 +1,6 @@
 """Replay and the AI's compact engine against apply: random legal games played three
-ways, compared at every step; with --greedy, the compact greedy against greedy.
+ways, compared at every step; with --greedy, the compact greedy against greedy (the
+Python oracles of tests/ai/oracles/, which hold the compiled engine).
 
     .venv/bin/python bench/differential.py [--decisions 1000000] [--seed 1]
                                            [--processes 2]
@@ -7,7 +8,7 @@ ways, compared at every step; with --greedy, the compact greedy against greedy.
 
 Each game deals a random legal deck for 2, 3 or 4 players (in turn) and plays
 uniformly random legal decisions to the end, once with `apply` after `apply` and once
-with a `Replay` and once with a `CompactGame` (service/ai/compact.py): at every step
+with a `Replay` and once with a `CompactGame` (tests/ai/oracles/compact.py): at every step
 the legal decisions and the seat to act must be equal, the Replay's whole state
 (`Replay.state()`) and the compact game's position (`CompactGame.position()`, of the
 state read into a compact game) too, and at the end the result. Prints how many
@@ -17,8 +18,9 @@ decisions and games were compared, per player count, and the first difference if
 
 With --greedy each position of games played by greedy with some random decisions (a
 share drawn per game), over Claim 1, Claim 2 and mixed decks, is decided twice: by
-the compact greedy on a `KnowingGame` (service/ai/compact_greedy.py, the expert's
-rollouts) and by `greedy` on the seat's `observe`; every decision must be equal.
+the compact greedy on a `KnowingGame` (tests/ai/oracles/compact_greedy.py, which the
+compiled rollouts restate) and by `greedy` on the seat's `observe`; every decision
+must be equal.
 Prints the positions compared per player count and deck (tests/ai/test_compact_greedy.py
 runs the same comparison, a hundred thousand positions).
 """
@@ -29,11 +31,11 @@ import argparse
 import random
 import sys
 from multiprocessing import Pool
+from pathlib import Path
 
 from tqdm import tqdm
 
-from service.ai.compact import CODES, DECISIONS, CompactGame
-from service.ai.compact_greedy import KnowingGame, decide
+from service.ai.codes import CODES, DECISIONS
 from service.ai.greedy import greedy
 from service.domain import (
     Replay,
@@ -47,6 +49,10 @@ from service.domain import (
     result,
     shuffled_deck,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.ai.oracles
+from tests.ai.oracles.compact import CompactGame
+from tests.ai.oracles.compact_greedy import KnowingGame, decide
 
 GAMES_PER_TASK = 50
 

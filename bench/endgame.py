@@ -7,7 +7,8 @@ Plays random 2-player deals with greedy at both seats; at every lead of phase 2 
 asks `solve` for the leader, with a budget of `--positions` positions (the Python
 solver's 0.16 s of a 0.2 s budget is about 20,000 on this machine), or of `--seconds`
 of CPU as the expert gives it. `--compiled`: the compiled solver
-(`compiled_endgame.solve`, which the expert uses) instead of `endgame.solve`. Prints,
+(`compiled_endgame.solve`, which the expert uses) instead of its Python oracle
+(tests/ai/oracles/endgame.py). Prints,
 by cards left in hand, how often the solver finished within the budget and the
 positions it searched when it did, and how often greedy's playout from the position
 (greedy at both seats, as in the expert's rollouts) ends as perfect play does; then
@@ -23,15 +24,18 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from pathlib import Path
 
 from tqdm import tqdm
 
 from service import ai
 from service.ai import compiled_endgame, greedy
-from service.ai.compact_greedy import KnowingGame
-from service.ai.endgame import solve
-from service.ai.rollout import outcome, play_out
 from service.domain import Settings, apply, legal_faction_sets, new_game, observe, shuffled_deck
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.ai.oracles
+from tests.ai.oracles.compact_greedy import KnowingGame
+from tests.ai.oracles.endgame import solve
+from tests.ai.oracles.rollout import outcome, play_out
 
 
 def main() -> None:

@@ -8,9 +8,10 @@ decision. Prints decisions per second and games per second for each player count
 played three ways, in turns on the same deals and decisions: `apply` after `apply` (a
 new immutable `State` each time, as the AI's greedy rollouts use it), a `Replay` (one
 state taken through the game in place, as the fold and `claim simulate` use it;
-`service.simulation.random_game`), and the AI's compact engine (`CompactGame`, cards
-as ints, unchecked: as the 2-player endgame search uses it; bench/differential.py
-checks that it plays as the domain does).
+`service.simulation.random_game`), and the compact engine (`CompactGame`, cards as
+ints, unchecked: the Python oracle that holds the AI's compiled engine to the domain,
+tests/ai/oracles/compact.py, whose speed the differential tests spend;
+bench/differential.py checks that it plays as the domain does).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import argparse
 import random
 import sys
 import time
+from pathlib import Path
 
 from tqdm import tqdm
 
-from service.ai.compact import CompactGame
 from service.domain import (
     Settings,
     State,
@@ -33,6 +34,9 @@ from service.domain import (
     shuffled_deck,
 )
 from service.simulation import random_game
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.ai.oracles
+from tests.ai.oracles.compact import CompactGame
 
 
 def applied_game(settings: Settings, rng: random.Random) -> tuple[State, int]:

@@ -4,7 +4,8 @@
 
 Plays `a` against `b` on random deals, both seatings, the expert at `--expert-seconds`
 of CPU a decision. When a game reaches phase 2, where nothing is hidden, it solves
-the position exactly (`endgame.solve`, up to `--solve-seconds` of CPU; a position too
+the position exactly (the Python oracle of the endgame solver, tests/ai/oracles/endgame.py,
+up to `--solve-seconds` of CPU; a position too
 big is tried again a round later). Prints, for the games whose phase 2 was solved,
 how often `a` entered it with a game won or lost against perfect play, and how
 often it won each kind in the end; then how often greedy's playout of the same
@@ -20,15 +21,18 @@ import sys
 import time
 from collections import Counter
 from multiprocessing import Pool
+from pathlib import Path
 
 from ladder import dealt, decide
 from tqdm import tqdm
 
-from service.ai.compact_greedy import KnowingGame
-from service.ai.endgame import solve
-from service.ai.rollout import outcome, play_out
 from service.domain import apply, new_game, observe, result
 from service.games.turns import PLAYERS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.ai.oracles
+from tests.ai.oracles.compact_greedy import KnowingGame
+from tests.ai.oracles.endgame import solve
+from tests.ai.oracles.rollout import outcome, play_out
 
 
 def play_deal(task: tuple) -> list[tuple]:

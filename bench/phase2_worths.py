@@ -4,9 +4,10 @@
     .venv/bin/python bench/phase2_worths.py --players 3
     .venv/bin/python bench/phase2_worths.py --players 2 --solve-from 8 --from-table
 
-Plays `--games` games of greedy at every seat on the compact engine, on random legal
-decks, and records each at the first step of phase 2: every seat's features there
-(`rollout.features`: its hand, the Undead it scored in phase 1, whether it leads, the
+Plays `--games` games of greedy at every seat on the compact engine (the Python
+oracles of tests/ai/oracles/), on random legal decks, and records each at the first
+step of phase 2: every seat's features there (`rollout.features`, the features of
+service/ai/worths.py: its hand, the Undead it scored in phase 1, whether it leads, the
 factions it holds most or highest of); then the game's outcome (a draw shared by all;
 with `--solve-from N`, a 2-player game is played by greedy until N cards are left in
 each hand and then solved exactly, as the expert ends it). Fits the model of
@@ -14,9 +15,9 @@ each hand and then solved exactly, as the expert ends it). Fits the model of
 chance of winning the softmax of the seats' weights (with 2 players, the logistic of
 the difference), by maximum likelihood (Adagrad, a little L2). Prints how often the
 fitted model names the winner of a decided game and its log loss, on the games fitted
-and on a tenth kept out of the fit (`--from-table`: the fit starts from `rollout.py`'s
+and on a tenth kept out of the fit (`--from-table`: the fit starts from `worths.py`'s
 table, and that table's figures are printed first), and the worths as the table that
-`rollout.py` holds, to paste there.
+service/ai/worths.py holds, to paste there.
 """
 
 from __future__ import annotations
@@ -24,24 +25,19 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 from multiprocessing import Pool
+from pathlib import Path
 
 from tqdm import tqdm
 
-from service.ai.compact_greedy import KnowingGame, decide
-from service.ai.endgame import solve_game
-from service.ai.rollout import (
-    FEATURES,
-    LEADS,
-    MOST,
-    PHASE2_WORTHS,
-    TOP,
-    UNDEAD,
-    chances,
-    features,
-    outcome,
-)
+from service.ai.worths import FEATURES, LEADS, MOST, PHASE2_WORTHS, TOP, UNDEAD
 from service.domain import FACTION_CARDS, Settings, random_factions, shuffled_deck
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.ai.oracles
+from tests.ai.oracles.compact_greedy import KnowingGame, decide
+from tests.ai.oracles.endgame import solve_game
+from tests.ai.oracles.rollout import chances, features, outcome
 
 CHUNK = 500  # games per task
 FACTIONS = sorted(FACTION_CARDS, key=lambda faction: FACTION_CARDS[faction][0].index)
@@ -141,7 +137,7 @@ def main() -> None:
     parser.add_argument(
         "--from-table",
         action="store_true",
-        help="start the fit from rollout.py's table (else from zero), and print how that "
+        help="start the fit from worths.py's table (else from zero), and print how that "
         "table does on the same games",
     )
     args = parser.parse_args()
@@ -156,7 +152,7 @@ def main() -> None:
     held = len(samples) // 10  # the last tenth is kept out of the fit, to test it
     start = list(PHASE2_WORTHS[args.players]) if args.from_table else [0.0] * FEATURES
     if args.from_table:
-        _report("rollout.py's table", samples, held, start)
+        _report("worths.py's table", samples, held, start)
     worths = fit(samples[:-held], args.epochs, args.rate, args.l2, start)
     _report("fitted", samples, held, worths)
     print(f"    {args.players}: (")

@@ -1,9 +1,9 @@
 """Rollout speed: whole games played by greedy at every seat, in the compact engine
-(Python) and in the compiled one (numba).
+(the Python oracle, tests/ai/oracles/) and in the compiled one (numba).
 
     .venv/bin/python bench/rollouts.py [--games 2000] [--seed 1]
 
-The expert spends most of its time in such playouts (`rollout.py`, `compiled.py`).
+The expert spends most of its time in such playouts (`compiled.rollout`).
 Deals random legal decks (bench/ladder.py's `dealt`), plays each with greedy at every
 seat in both engines, and prints, per player count and engine, the CPU microseconds
 of a game's phase 1, of its phase 2, and of the whole game (the compiled engine's
@@ -15,13 +15,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from ladder import dealt
 from tqdm import tqdm
 
 from service.ai import compiled
-from service.ai.compact_greedy import KnowingGame, decide
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.ai.oracles
+from tests.ai.oracles.compact_greedy import KnowingGame, decide
 
 
 def python_game(settings, deck) -> tuple[float, float]:

@@ -6,11 +6,11 @@ again consistently with what the seat knows (`determinize.py`), and in each deal
 decision played and greedy's best few are played out by greedy at every seat; every
 candidate is played in the same deals (`method` "deals"). A 2-player phase 2 hides
 nothing: from `ENDGAME_CARDS` cards a hand, the position (for perfect play's decision
-and value) and the decision played are solved exactly ("exact": `endgame.py`'s search,
-compiled in `compiled_endgame.py`) when each search fits `ENDGAME_POSITIONS`
-(measured: up to 45,000 positions a candidate at 9 cards, 20,000 to 90,000 at 10,
-45,000 to 380,000 at 11, 100,000 to 260,000 at 12 and 13; 30,000 to 100,000
-positions a second in Python, about a million compiled). Before that, or past the budget, each
+and value) and the decision played are solved exactly ("exact":
+`compiled_endgame.solve`) when each search fits `ENDGAME_POSITIONS` (measured: up to
+45,000 positions a candidate at 9 cards, 20,000 to 90,000 at 10, 45,000 to 380,000 at
+11, 100,000 to 260,000 at 12 and 13; about a million positions a second). Before
+that, or past the budget, each
 candidate is played out `PLAYOUTS` times with both seats playing greedy's decision
 but a random one with the chance `WANDER` at each ("playouts", the candidates in the
 same playouts: graded, where one greedy playout would tell 1 or 0). That estimate is
@@ -226,7 +226,7 @@ class _SeatView:
     """The fields of `observe(state, seat)` that greedy reads, computed when read: five
     times faster than `observe`, which redacts the whole history at every step (a
     2-player game analysed in 10 s, not 50), for these playouts on the domain's `State`
-    (the expert's own rollouts play on the compact engine). The history is shown
+    (the expert's own rollouts play on the compiled engine). The history is shown
     unredacted: greedy reads only its public parts and the seat's own
     (tests/ai/test_analysis.py holds the other fields equal to `observe`'s)."""
 

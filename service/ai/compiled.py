@@ -1,21 +1,25 @@
-"""The expert's rollouts compiled: the knowing game and the greedy player of
-`compact_greedy.py` again, as numba functions on one array of ints.
+"""The AI's fast engine: the rules, each seat's knowledge, the greedy player, the
+rollouts and the deals' sampler, as numba functions on one array of ints. The
+expert's searches play here, and the analysis's deals and exact endgames; the
+domain's rules stay the truth.
 
 A rollout is a few hundred small decisions, each valuing every legal card with greedy's
-arithmetic; in Python (`compact_greedy.py`) a 2-player phase 1 takes about 1 ms of CPU,
-and the expert's searches spend nine tenths of their time there. Compiled by numba
-(`bench/rollouts.py` prints both), the same rollout takes a few dozen microseconds, so
-the search gets many times the deals in its time.
+arithmetic; in plain Python a 2-player phase 1 takes about 1 ms of CPU. Compiled by
+numba (`bench/rollouts.py` prints both), the same rollout takes a few dozen
+microseconds, so the search gets many times the deals in its time.
 
 A game is one `numpy` array of ints (`GAME_SIZE`, the fields at the offsets below):
 hands, follower piles, score piles and what each seat has not seen are counts per card
-index (as `compact.py`, faction rank * 10 + value), so a sorted hand is read in index
-order; the draw pile is a stack; `copy()` of the array is a game to play on. Decisions
-are `compact.py`'s codes. The functions restate `compact.py` and `compact_greedy.py`
-step by step, with greedy's tables and arithmetic in the same order, and are held to
-them: tests/ai/test_compact_greedy.py plays a hundred thousand positions through both,
-comparing the position, each seat's knowledge, the legal decisions and greedy's
-decision; tests/ai/test_compiled.py the conformance games, rollouts and deals.
+code (`codes.py`: faction rank * 10 + value), so a sorted hand is read in code order;
+the draw pile is a stack; `copy()` of the array is a game to play on. Decisions are
+`codes.py`'s codes. The functions restate, step by step and with greedy's tables and
+arithmetic in the same order, the Python oracles of tests/ai/oracles/ (`compact.py`:
+the rules, `compact_greedy.py`: each seat's knowledge and greedy, `rollout.py`), which
+are held to the domain's rules and to `greedy.py`; the docstrings below name the
+function each restates. tests/ai/test_compact_greedy.py plays a hundred thousand
+positions through both, comparing the position, each seat's knowledge, the legal
+decisions and greedy's decision; tests/ai/test_compiled.py the conformance games,
+rollouts and deals.
 
 Everything here is pure: the random deals come from a generator seeded by the caller.
 
@@ -36,10 +40,26 @@ from numba import njit
 from service.domain import Settings, State, side_of
 from service.domain.state import PRIZE
 
-from .compact import _RANK as RANK
-from .compact import DO, DR, DW, GI, GN, GO, KN, SE, TAKE, TAKE_DECK, TR, UN
-from .compact_greedy import FACTION_SIZE, KEEP_OF, WORTH_OF
+from .codes import (
+    DO,
+    DR,
+    DW,
+    FACTION_SIZE,
+    GI,
+    GN,
+    GO,
+    KEEP_OF,
+    KN,
+    RANK,
+    SE,
+    TAKE,
+    TAKE_DECK,
+    TR,
+    UN,
+    WORTH_OF,
+)
 from .greedy import LEAD_NEXT, SEER_LOOK, SIGNS, STAKE_DECIDED, STAKE_OPEN, STAKE_UNDEAD
+from .worths import LEADS, MOST, TOP, UNDEAD
 
 # The fields of a game array: single ints, then per-seat rows of 100 card counts.
 PLAYERS, HAND_SIZE, PHASE, ROUND, LEADER, TO_ACT = 0, 1, 2, 3, 4, 5
@@ -62,7 +82,7 @@ GAME_SIZE = DRAW + 72
 NOBODY = -1
 WORK_SIZE = 113  # `decide`'s scratch: the legal codes, a round's seats, cards and ranking
 
-# greedy's tables (compact_greedy.py) as arrays, by card index
+# greedy's tables (codes.py) as arrays, by card code
 _WORTH = np.array(WORTH_OF, dtype=np.float64)
 _KEEP = np.array([[0.0] * 100, KEEP_OF[1], KEEP_OF[2]], dtype=np.float64)
 _FACTION_SIZE = np.array(FACTION_SIZE, dtype=np.int64)
@@ -129,7 +149,7 @@ def unseen(g: np.ndarray, seat: int) -> list[int]:
     return [int(n) for n in g[UNSEEN + seat * 100 : UNSEEN + seat * 100 + 100]]
 
 
-# The rules (compact.py) ----------------------------------------------------------------------
+# The rules (oracle: compact.py) --------------------------------------------------------------
 
 
 @njit(cache=True)
@@ -442,7 +462,7 @@ def _start_round(g, leader) -> None:
                     g[UNSEEN_TOTAL + seat] += g[HAND_LENGTH + other]
 
 
-# Greedy's decision (compact_greedy.py) -------------------------------------------------------
+# Greedy's decision (oracle: compact_greedy.py) -----------------------------------------------
 
 
 @njit(cache=True)
@@ -747,7 +767,7 @@ def _stakes(g, stakes) -> None:
         stakes[faction] = stake
 
 
-# Rollouts (rollout.py) -----------------------------------------------------------------------
+# Rollouts (oracle: rollout.py) ---------------------------------------------------------------
 
 
 @njit(cache=True)
@@ -788,9 +808,9 @@ def chances(g, worths) -> np.ndarray:
         for card in range(100):
             scored += g[SCORES + seat * 100 + card]
         for _ in range(scored):
-            weight += worths[_UNDEAD]
+            weight += worths[UNDEAD]
         if g[LEADER] == seat:
-            weight += worths[_LEADS]
+            weight += worths[LEADS]
         for rank in range(10):
             most = top = True
             for other in range(players):
@@ -798,15 +818,12 @@ def chances(g, worths) -> np.ndarray:
                     most = most and counts[seat, rank] > counts[other, rank]
                     top = top and tops[seat, rank] > tops[other, rank]
             if most:
-                weight += worths[_MOST + rank]
+                weight += worths[MOST + rank]
             if top:
-                weight += worths[_TOP + rank]
+                weight += worths[TOP + rank]
         weights[seat] = weight
     exps = np.exp(weights - weights.max())
     return exps / exps.sum()
-
-
-_UNDEAD, _LEADS, _MOST, _TOP = 100, 101, 102, 112  # rollout.py's feature indexes
 
 
 @njit(cache=True)
@@ -877,7 +894,7 @@ def winning_side(keys) -> int:
     return -1 if shared else best
 
 
-MARGIN = 0.2  # rollout.MARGIN
+MARGIN = 0.2  # weight of the faction margin in a rollout's score
 
 
 @njit(cache=True)

@@ -1,26 +1,38 @@
-"""Exact play of a 2-player phase 2, compiled: `endgame.solve` and `endgame.exploit`
-again on the compiled engine's game arrays (`compiled.py`, numba), the same searches
-in the same order, held to them by tests/ai/test_compiled.py.
+"""Exact play of a 2-player phase 2, where nothing is hidden, on the compiled engine's
+game arrays (`compiled.py`, numba).
 
-In Python the expert solves a phase 2 once it is down to about 9 cards a hand in its
-time; compiled, the same search runs several times as fast, so it plays exactly (and,
-in a game lost against perfect play, for greedy's mistakes) rounds earlier. A
-position between rounds is remembered in a hash table of its own (a 64-bit hash of the
-hands, the seat to act and the piles to be scored); numba reads no clock, so a search
-by time runs in slices of `SLICE` positions, each starting again from the root with
-the table kept, and asks the caller's clock between slices.
+In phase 2 the draw pile is empty and every card is in a hand or played, and played
+cards are public (RULES.md 5 and 8). With 2 players the opponent's hand is therefore
+the deck less the seat's own hand and every played card: the seat knows the whole
+state, and the rest of the game is a finite game of perfect information. `solve`
+searches it to the end with alpha-beta on the outcome (win 1, draw 1/2, loss 0);
+`exploit`, for a game lost against perfect play, searches this side's decisions
+against greedy's replies. A line ends as soon as one seat is sure of a majority of the
+factions (`_decided`): about half the positions to search with 8 to 11 cards left in
+hand (bench/endgame.py). Each search stops past a budget of positions, or when the
+caller's `time_up()` says so.
+
+The searches restate the Python oracle tests/ai/oracles/endgame.py in the same order,
+held by tests/ai/test_compiled.py to its decision, value and count of positions, and
+run about 13 times as fast, so the expert plays exactly (and, in a game lost against
+perfect play, for greedy's mistakes) rounds earlier. A position between rounds is
+remembered in a hash table of its own (a 64-bit hash of the hands, the seat to act and
+the piles to be scored); numba reads no clock, so a search by time runs in slices of
+`SLICE` positions, each starting again from the root with the table kept, and asks
+the caller's clock between slices.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from service.domain import State
+from service.domain import Decision, State
 
-from .compact import DECISIONS
+from .codes import DECISIONS
 from .compiled import (
     FACTIONS,
     GNOMES,
@@ -41,8 +53,8 @@ from .compiled import (
     side_keys,
     winning_side,
 )
-from .endgame import DRAW, LOSS, WIN, Solution
 
+WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 OUT = -1.0  # a search that ran out of its positions
 SLICE = 8_192  # positions between two looks at the caller's clock: about 20 ms
 TABLE_BITS = 18  # a table of 2**18 positions (6 MB)
@@ -51,20 +63,31 @@ DEPTH = 32  # plays a search may look ahead: a 2-player phase 2 has 26 at most
 SCRATCH = 36 + WORK_SIZE  # per depth: `_ordered`'s codes, sort keys, trick and legal codes
 
 
+class Solution(NamedTuple):
+    """The best decision and the outcome it secures against any reply (or, from
+    `exploit`, against greedy's)."""
+
+    decision: Decision
+    value: float  # WIN, DRAW or LOSS for the side that solved
+    positions: int  # positions searched
+
+
 def solve(
     state: State, side: int, budget: float = 50_000, time_up: Callable[[], bool] | None = None
 ) -> Solution | None:
-    """`endgame.solve`: the best decision for the acting seat, on `side`, with the
-    game's value for that side under perfect play; None past `budget` positions or
-    once `time_up()` says so."""
+    """The best decision for the acting seat, on `side`, with the game's value for
+    that side when both sides play perfectly; None past `budget` positions or once
+    `time_up()` says so."""
     return _sliced(from_state(state), side, budget, time_up, against_greedy=False)
 
 
 def exploit(
     state: State, side: int, budget: float = 50_000, time_up: Callable[[], bool] | None = None
 ) -> Solution | None:
-    """`endgame.exploit`: the best decision against an opponent that plays greedy,
-    with its outcome against greedy; None past `budget` positions or `time_up()`."""
+    """The best decision for the acting seat, on `side`, against an opponent that
+    plays greedy (`compiled._decide`), for a game lost against perfect play that a
+    greedy opponent may still lose: its outcome against greedy; None past `budget`
+    positions or `time_up()`."""
     return _sliced(from_state(state), side, budget, time_up, against_greedy=True)
 
 

@@ -30,7 +30,6 @@ from typing import NamedTuple
 import numpy as np
 
 from service.domain import (
-    FACTION_CARDS,
     Acquisition,
     Card,
     Decision,
@@ -44,9 +43,8 @@ from service.domain import (
 )
 from service.domain.state import DECK, PRIZE
 
+from .codes import CARDS
 from .knowledge import known_followers, lacking, outstanding
-
-DECK_CARDS = {card.index: card for cards in FACTION_CARDS.values() for card in cards}
 
 
 class Hidden(NamedTuple):
@@ -108,7 +106,7 @@ def decks(observation: Observation, rng: random.Random):
     generator = compiled.generator(rng.getrandbits(64))
     while True:
         deck = compiled.sample_deck(plan.sampling, generator)
-        yield plan.settings, [DECK_CARDS[index] for index in deck]
+        yield plan.settings, [CARDS[index] for index in deck]
 
 
 def worlds(observation: Observation, rng: random.Random):

@@ -2,21 +2,24 @@
 
 Determinized Monte Carlo: deal the hidden cards again, consistently with everything
 the seat knows (`determinize.py`); in each deal play a candidate decision and then the
-rest of the game with the greedy player at every seat (`rollout.py`, compiled:
-`compiled.py`), with 2 or 3 players only up to phase 2, whose chances are judged from
-the hands; choose the candidate with the best average outcome.
+rest of the game with the greedy player at every seat (`compiled.rollout`), with 2 or
+3 players only up to phase 2, whose chances are judged from the hands (`worths.py`);
+choose the candidate with the best average outcome.
 Every candidate is played in the same deals, and the budget goes by successive
 halving: after each pass the worse half of the candidates is dropped and the deals
 for the rest are doubled.
 
-With 2 players phase 2 hides nothing (`endgame.py`): the seat solves the rest of the
-game exactly when that search is small enough. When the game is lost against perfect
-play, it looks for a line that wins against greedy's replies (the likeliest
+With 2 players phase 2 hides nothing (`compiled_endgame.py`): the seat solves the rest
+of the game exactly when that search is small enough. When the game is lost against
+perfect play, it looks for a line that wins against greedy's replies (the likeliest
 mistakes); otherwise, and failing that, it plays each decision out with greedy in the
 one state there is.
 
 `evaluate` estimates every legal decision's chance of winning, for the analysis of a
 finished game, by playing each out to the end in sampled deals.
+
+Every search plays on the compiled engine (`compiled.py`, numba), which this module
+loads at its first search only.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from service.domain import (
     Settings,
     State,
     apply,
+    legal_decisions,
     legal_faction_sets,
     new_game,
     observe,
@@ -41,11 +45,9 @@ from service.domain import (
 )
 
 from . import greedy
-from .compact import CODES, DECISIONS
-from .compact_greedy import KnowingGame
+from .codes import CODES, DECISIONS
 from .determinize import Plan, sample_state, worlds
-from .endgame import LOSS
-from .rollout import PHASE2_WORTHS, rollout
+from .worths import PHASE2_WORTHS
 
 ENDGAME_SHARE = 0.8  # of a budget's seconds for the exact search
 EXPLOIT_SHARE = 0.95  # of them until the search against greedy's replies ends
@@ -86,12 +88,10 @@ class Expert:
         side = observation.side
         if observation.players == 2 and observation.phase == 2:
             state = sample_state(observation, rng)  # the only state there is
-            return self._endgame(state, side, rng, budget)
+            return self._endgame(state, side, budget)
         return self._search(observation, rng, side, budget)
 
-    def _endgame(
-        self, state: State, side: int, rng: random.Random, budget: Budget | None
-    ) -> Decision:
+    def _endgame(self, state: State, side: int, budget: Budget | None) -> Decision:
         """A 2-player phase 2: exact play if the search fits in `endgame_positions`,
         or in `ENDGAME_SHARE` of the budget's seconds. When every decision loses
         against perfect play, a decision that wins against greedy's replies, if the
@@ -100,24 +100,30 @@ class Expert:
         scores best: the likeliest to profit from a mistake."""
         from . import compiled_endgame as exact  # numba: only processes that search load it
 
-        if budget is None:
-            solution = exact.solve(state, side, self.endgame_positions)
-        else:
-            start = budget.clock()
-            until = start + budget.seconds * ENDGAME_SHARE
-            solution = exact.solve(state, side, math.inf, lambda: budget.clock() >= until)
-        if solution is not None and solution.value > LOSS:
+        limits = self._limits(budget)
+        solution = exact.solve(state, side, *limits(ENDGAME_SHARE))
+        if solution is not None and solution.value > exact.LOSS:
             return solution.decision
         if solution is not None:  # lost against perfect play: look for a swindle
-            if budget is None:
-                line = exact.exploit(state, side, self.endgame_positions)
-            else:
-                until = start + budget.seconds * EXPLOIT_SHARE
-                line = exact.exploit(state, side, math.inf, lambda: budget.clock() >= until)
-            if line is not None and line.value > LOSS:
+            line = exact.exploit(state, side, *limits(EXPLOIT_SHARE))
+            if line is not None and line.value > exact.LOSS:
                 return line.decision
-        world = KnowingGame.from_state(state)
-        return DECISIONS[max(world.legal_decisions(), key=lambda c: rollout(world, c, side))]
+        return best_playout(state, side)
+
+    def _limits(self, budget: Budget | None):
+        """A function of a share of the budget's seconds: the positions and the
+        `time_up` an endgame search gets by it. Without a budget, `endgame_positions`
+        and no clock; with one, no count and the clock until that share of its
+        seconds from now."""
+        if budget is None:
+            return lambda share: (self.endgame_positions, None)
+        start = budget.clock()
+
+        def limits(share: float) -> tuple[float, Callable[[], bool]]:
+            until = start + budget.seconds * share
+            return math.inf, lambda: budget.clock() >= until
+
+        return limits
 
     def _search(
         self, observation: Observation, rng: random.Random, side: int, budget: Budget | None
@@ -151,10 +157,21 @@ class Expert:
         return DECISIONS[best if _clearly_positive(gains[best], self.confidence) else baseline]
 
 
+def best_playout(state: State, side: int) -> Decision:
+    """The legal decision of `state` (2 players, phase 2) whose playout with greedy at
+    both seats scores best for `side` (`compiled.rollout`), the first on a tie."""
+    from . import compiled  # numba: only processes that search load it (see `compiled`)
+
+    world, played_out = compiled.from_state(state), np.empty(0)  # no worths: played out
+    return max(
+        legal_decisions(state), key=lambda d: compiled.rollout(world, CODES[d], side, played_out)
+    )
+
+
 def _dealer(observation: Observation, rng: random.Random, side: int):
-    """A function of (codes, deals): the `rollout` scores of each decision of `codes`
-    (array columns) in each of `deals` new sampled games (rows), played in the
-    compiled engine (`compiled.scores`)."""
+    """A function of (codes, deals): the `compiled.rollout` scores of each decision of
+    `codes` (array columns) in each of `deals` new sampled games (rows), played in
+    the compiled engine (`compiled.scores`)."""
     from . import compiled  # numba: only processes that search load it (see `compiled`)
 
     plan = Plan.of(observation)
@@ -210,6 +227,7 @@ def warm() -> None:
         state = apply(state, greedy.greedy(observe(state, state.to_act), random.Random(0)))
     compiled_endgame.solve(state, state.to_act)
     compiled_endgame.exploit(state, state.to_act)
+    best_playout(state, state.to_act)
 
 
 def _clearly_positive(gains: list[float], z: float) -> bool:
@@ -224,7 +242,7 @@ def _clearly_positive(gains: list[float], z: float) -> bool:
 
 def _plays_left(observation: Observation) -> int:
     """The cards still to be played in a rollout: to the end of the game, or with 2 or
-    3 players in phase 1 to the end of phase 1 (`rollout`)."""
+    3 players in phase 1 to the end of phase 1 (`compiled.rollout`)."""
     left = sum(observation.hand_sizes)
     if observation.phase == 1 and observation.players not in PHASE2_WORTHS:
         left += observation.players * Settings(observation.players, observation.factions).hand_size

@@ -4,7 +4,7 @@ holds, and which factions another seat has shown it lacks by not following.
 
 Each function reads only the fields of `Observation` that the seat may see. The
 expert's rollouts keep the same knowledge as their games go instead
-(`compact_greedy.KnowingGame`).
+(`compiled.py`: each seat's unseen cards in its game array).
 """
 
 from __future__ import annotations

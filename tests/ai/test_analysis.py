@@ -12,7 +12,6 @@ import pytest
 from service.ai import analysis, greedy
 from service.ai.analysis import BLUNDER, _SeatView, analyse
 from service.ai.determinize import sample_state, states
-from service.ai.endgame import solve
 from service.ai.greedy import ranked
 from service.domain import (
     Observation,
@@ -25,6 +24,7 @@ from service.domain import (
     result,
     shuffled_deck,
 )
+from tests.ai.oracles.endgame import solve
 from tests.domain.factories import CLAIM, CLAIM2, SEVEN, SEVEN2
 
 SEED = "test-game/analysis-1"

@@ -1,11 +1,12 @@
-"""The AI's compact engine plays the domain's rules (bench/differential.py compares a
-million decisions; these tests every conformance game and a few thousand decisions)."""
+"""The compact engine, the oracle that holds the compiled one (tests/ai/oracles/),
+plays the domain's rules (bench/differential.py compares a million decisions; these
+tests every conformance game and a few thousand decisions)."""
 
 import random
 
 import pytest
 
-from service.ai.compact import CODES, DECISIONS, CompactGame
+from service.ai.codes import CODES, DECISIONS
 from service.domain import (
     Decision,
     Settings,
@@ -16,6 +17,7 @@ from service.domain import (
     result,
     shuffled_deck,
 )
+from tests.ai.oracles.compact import CompactGame
 from tests.conformance_games import GAMES
 from tests.domain.factories import a_game
 

@@ -10,11 +10,11 @@ from collections import Counter
 import numpy as np
 
 from service.ai import compiled
-from service.ai.compact import DECISIONS
-from service.ai.compact_greedy import KnowingGame, decide
+from service.ai.codes import DECISIONS
 from service.ai.greedy import greedy
 from service.ai.knowledge import outstanding_counts
 from service.domain import Settings, apply, legal_faction_sets, new_game, observe, shuffled_deck
+from tests.ai.oracles.compact_greedy import KnowingGame, decide
 
 CLAIM_1 = frozenset(("GO", "KN", "UN", "DO", "DW"))
 CLAIM_2 = frozenset(("GN", "GI", "DR", "TR", "SE"))

@@ -1,8 +1,9 @@
-"""The compiled rollouts (`compiled.py`) play as the compact engine and greedy do
-(tests/ai/test_compact_greedy.py compares every position, each seat's knowledge and
-greedy's decision over a hundred thousand positions): here the conformance games, the
-rollouts' scores, and the deals; and the compiled endgame searches
-(`compiled_endgame.py`) search as `endgame.py`'s."""
+"""The compiled engine (`compiled.py`) plays as its Python oracles do, the compact
+engine and greedy on it (tests/ai/oracles/; tests/ai/test_compact_greedy.py compares
+every position, each seat's knowledge and greedy's decision over a hundred thousand
+positions): here the conformance games, the rollouts' scores, the deals, and the
+expert's last resort in an endgame; and the compiled endgame searches
+(`compiled_endgame.py`) search as the oracle's (`oracles/endgame.py`)."""
 
 import itertools
 import math
@@ -12,11 +13,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from service.ai import compiled, compiled_endgame, endgame
-from service.ai.compact import CODES, DECISIONS
-from service.ai.compact_greedy import KnowingGame, decide
+from service.ai import compiled, compiled_endgame, expert
+from service.ai.codes import CODES, DECISIONS
 from service.ai.determinize import hidden, states, worlds
-from service.ai.rollout import PHASE2_WORTHS, outcome, rollout
+from service.ai.worths import PHASE2_WORTHS
 from service.domain import (
     Decision,
     Settings,
@@ -27,6 +27,9 @@ from service.domain import (
     observe,
     shuffled_deck,
 )
+from tests.ai.oracles import endgame
+from tests.ai.oracles.compact_greedy import KnowingGame, decide
+from tests.ai.oracles.rollout import outcome, rollout
 from tests.ai.test_compact_greedy import compared_games
 from tests.ai.test_players import random_states
 from tests.conformance_games import GAMES
@@ -137,6 +140,22 @@ def phase2_positions(count: int, seed: int, cards: tuple[int, ...]):
         if state.to_act is not None:
             made += 1
             yield state
+
+
+def test_the_experts_last_resort_in_an_endgame_plays_as_the_python_playouts_would():
+    """`expert.best_playout`, which the expert plays when it cannot solve a 2-player
+    phase 2 (or finds no swindle in a lost one), is the decision whose greedy playout
+    in the oracle scores best, the first on a tie."""
+    compared = ties = 0
+    for state in phase2_positions(150, seed=4, cards=tuple(range(2, 14))):
+        side = state.to_act
+        world = KnowingGame.from_state(state)
+        scores = [rollout(world, code, side) for code in world.legal_decisions()]
+        best = world.legal_decisions()[scores.index(max(scores))]
+        assert expert.best_playout(state, side) == DECISIONS[best]
+        compared += len(scores) > 1
+        ties += len(scores) > len(set(scores))
+    assert compared > 100 and ties > 10
 
 
 def test_the_compiled_endgame_searches_solve_as_the_python_ones():

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from service import ai
-from service.ai import compiled, compiled_endgame, endgame, expert
-from service.ai.compact import CODES, DECISIONS, CompactGame
+from service.ai import compiled, compiled_endgame, expert
+from service.ai.codes import CODES, DECISIONS
+from service.ai.compiled_endgame import DRAW, LOSS, WIN, Solution
 from service.ai.determinize import sample_state, states, worlds
-from service.ai.endgame import DRAW, LOSS, WIN, Solution, exploit, outcome, solve
 from service.ai.knowledge import outstanding_counts
 from service.domain import (
     Settings,
@@ -21,6 +21,9 @@ from service.domain import (
     result,
     shuffled_deck,
 )
+from tests.ai.oracles import endgame
+from tests.ai.oracles.compact import CompactGame
+from tests.ai.oracles.endgame import exploit, outcome, solve
 from tests.domain.factories import in_phase2
 
 
@@ -197,6 +200,8 @@ def last_rounds(hands):
     ],
 )
 def test_the_endgame_solver_agrees_with_plain_search(hands):
+    """The oracle's, on positions built by hand (the compiled searches read a state by
+    replaying its deal and history: real games' states, below)."""
     state = last_rounds(hands)
     solution = solve(state, state.to_act)
     assert solution is not None
@@ -259,11 +264,18 @@ def three_rounds_left(seed):
     return state
 
 
+# The endgame searches: the Python oracle's and the compiled one the expert plays (in
+# real games' states: the compiled one reads a state by replaying its deal and history).
+SOLVERS = {"oracle": solve, "compiled": compiled_endgame.solve}
+EXPLOITERS = {"oracle": exploit, "compiled": compiled_endgame.exploit}
+
+
+@pytest.mark.parametrize("engine", SOLVERS)
 @pytest.mark.parametrize("seed", range(4, 12))
-def test_the_endgame_solver_agrees_with_plain_search_through_the_domain_in_real_games(seed):
-    """The solver plays in the compact engine; plain search here plays `apply`."""
+def test_the_endgame_solver_agrees_with_plain_search_through_the_domain_in_real_games(seed, engine):
+    """The solvers play in their own engines; plain search here plays `apply`."""
     state = three_rounds_left(seed)
-    solution = solve(state, state.to_act)
+    solution = SOLVERS[engine](state, state.to_act)
     assert solution.value == minimax(state, state.to_act)
     assert minimax(apply(state, solution.decision), state.to_act) == solution.value
 
@@ -289,13 +301,14 @@ def against_greedy(state, side):
     return max(against_greedy(apply(state, d), side) for d in legal_decisions(state))
 
 
+@pytest.mark.parametrize("engine", EXPLOITERS)
 @pytest.mark.parametrize("seed", range(12))
-def test_the_search_against_greedys_replies_agrees_with_plain_search(seed):
-    """`exploit` plays greedy's replies in the compact engine; plain search here plays
+def test_the_search_against_greedys_replies_agrees_with_plain_search(seed, engine):
+    """`exploit` plays greedy's replies in its own engine; plain search here plays
     `ai.greedy` on `apply`. Its decision secures the value it tells."""
     state = three_rounds_left(seed)
     side = state.to_act
-    line = exploit(state, side)
+    line = EXPLOITERS[engine](state, side)
     assert line.value == against_greedy(state, side)
     assert against_greedy(apply(state, line.decision), side) == line.value
 
@@ -331,7 +344,7 @@ def test_the_expert_plays_an_endgame_lost_to_greedy_too_for_the_best_playout(mon
     monkeypatch.setattr(
         compiled_endgame, "exploit", lambda *_: asked.append(1) or Solution(legal[0], LOSS, 1)
     )
-    monkeypatch.setattr(expert, "rollout", lambda _, code, side: codes.index(code))
+    monkeypatch.setattr(compiled, "rollout", lambda _, code, side, worths: codes.index(code))
     assert ai.Expert()(observe(state, state.to_act), random.Random(1)) == legal[-1]
     assert asked == ([1] if solved else [])
 

@@ -1,26 +1,16 @@
-"""The expert's rollouts: greedy at every seat, a 2- or 3-player phase 2 judged by the
-fitted worths of the seats' hands instead of played (issue 31)."""
+"""The expert's rollouts, in their Python oracle (tests/ai/oracles/rollout.py): greedy
+at every seat, a 2- or 3-player phase 2 judged by the fitted worths of the seats'
+hands (`worths.py`) instead of played (issue 31)."""
 
 import random
 
 import pytest
 
-from service.ai.compact import DR, GO, KN, UN
-from service.ai.compact_greedy import KnowingGame, decide
-from service.ai.rollout import (
-    LEADS,
-    MOST,
-    PHASE2_WORTHS,
-    TOP,
-    UNDEAD,
-    chances,
-    features,
-    outcome,
-    play_out,
-    rollout,
-    score,
-)
+from service.ai.codes import DR, GO, KN, UN
+from service.ai.worths import LEADS, MOST, PHASE2_WORTHS, TOP, UNDEAD
 from service.domain import Settings, random_factions, shuffled_deck, side_of
+from tests.ai.oracles.compact_greedy import KnowingGame, decide
+from tests.ai.oracles.rollout import chances, features, outcome, play_out, rollout, score
 
 
 def dealt(players: int, rng: random.Random) -> KnowingGame:

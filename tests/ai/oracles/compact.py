@@ -1,16 +1,14 @@
-"""A compact rules engine for the AI's searches: the domain's game loop (RULES.md 3-7)
-again, on small ints changed in place.
+"""The oracle of the compiled engine's rules: the domain's game loop (RULES.md 3-7)
+again in plain Python, on small ints changed in place.
 
 The domain's `State` is an immutable value made of `Card` objects, as the event fold,
-the API and the audit need it. A search only needs to play on, fast: here a card is
-its `Card.index` (faction rank * 10 + value: code order is int order, and a
-faction's cards are one run of a sorted hand), a play's code is its card, a take's
-`TAKE` + card or `TAKE_DECK`, and a game is a few lists changed in place, with
-`copy()` for a search that branches. It keeps what the rest of the game depends on,
-and drops the history, the discard and the Seer's peek.
-
-The expert's rollouts play on it (`compact_greedy.KnowingGame`, which also keeps each
-seat's knowledge), and the 2-player endgame solver.
+the API and the audit need it; the compiled engine (`service/ai/compiled.py`) plays
+the same game on arrays of ints, in the codes of `service/ai/codes.py`. This engine
+stands between the two, readable as Python and checkable step by step against each:
+a game is a few lists changed in place, with `copy()` for a search that branches. It
+keeps what the rest of the game depends on, and drops the history, the discard and
+the Seer's peek. Nothing at run time plays on it; the tests and benches hold the
+compiled engine to it, and it to the domain.
 
 It restates the domain's steps one by one (each method names the function of
 `rules.py`, `powers.py` or `scoring.py` it mirrors), and is held to them:
@@ -25,38 +23,25 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from service.domain import FACTION_CARDS, Card, Decision, Result, Settings, State
-from service.domain.cards import (
-    DOPPELGANGERS,
-    DRAGONS,
-    DWARVES,
-    GIANTS,
-    GNOMES,
-    GOBLINS,
-    KNIGHTS,
-    SEERS,
-    TROLLS,
-    UNDEAD,
+from service.ai.codes import (
+    DO,
+    DR,
+    DW,
+    FACTION,
+    GI,
+    GN,
+    GO,
+    KN,
+    RANK,
+    SE,
+    TAKE,
+    TAKE_DECK,
+    TR,
+    UN,
 )
+from service.domain import Card, Result, Settings, State
 from service.domain.rules import OPPONENTS
 from service.domain.scoring import winning_side
-
-# A faction's rank: its cards' index // 10.
-_RANK = {faction: cards[0].index // 10 for faction, cards in FACTION_CARDS.items()}
-_FACTION = {rank: faction for faction, rank in _RANK.items()}
-DO, DR, DW, GI, GN, GO, KN, SE, TR, UN = map(
-    _RANK.get,
-    (DOPPELGANGERS, DRAGONS, DWARVES, GIANTS, GNOMES, GOBLINS, KNIGHTS, SEERS, TROLLS, UNDEAD),
-)
-_CARDS = {card.index: card for cards in FACTION_CARDS.values() for card in cards}
-
-TAKE, TAKE_DECK = 100, 200  # a take's code: TAKE + card; a play's code is its card
-DECISIONS: dict[int, Decision] = {
-    TAKE_DECK: Decision.take(None),
-    **{index: Decision.play(card) for index, card in _CARDS.items()},
-    **{TAKE + index: Decision.take(card) for index, card in _CARDS.items()},
-}
-CODES: dict[Decision, int] = {decision: code for code, decision in DECISIONS.items()}
 
 
 class CompactGame:
@@ -149,7 +134,7 @@ class CompactGame:
         game = object.__new__(cls)
         players = game.players = settings.players
         game.hand_size, game.sides = settings.hand_size, settings.sides
-        game.factions = tuple(_RANK[faction] for faction in settings.factions)
+        game.factions = tuple(RANK[faction] for faction in settings.factions)
         game.follower_piles = [[] for _ in range(players)]
         game.score_piles = [[] for _ in range(players)]
         game.gnomes_in_front = [[] for _ in range(players)]
@@ -335,7 +320,7 @@ class CompactGame:
     def result(self) -> Result:
         """`scoring.result` of the finished game (RULES.md 7)."""
         winners, keys = self._scoring()
-        factions = map(_FACTION.get, self.factions)
+        factions = map(FACTION.get, self.factions)
         return Result(
             faction_winners=tuple(zip(factions, winners, strict=True)),
             side_keys=keys,

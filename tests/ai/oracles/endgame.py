@@ -1,4 +1,5 @@
-"""Exact play of a 2-player phase 2, where nothing is hidden.
+"""The oracle of the compiled endgame searches: exact play of a 2-player phase 2 in
+plain Python.
 
 In phase 2 the draw pile is empty and every card is in a hand or played, and played
 cards are public (RULES.md 5 and 8). With 2 players the opponent's hand is therefore
@@ -8,31 +9,25 @@ state, and the rest of the game is a finite game of perfect information.
 loss 0), within a budget of positions, or until a time's up that the caller tells
 (the solver reads no clock). A line ends as soon as one seat is sure of a majority of
 the factions (`_decided`): about half the positions to search with 8 to 11 cards
-left in hand (bench/endgame.py). It plays in the AI's compact engine (`compact.py`, the
-domain's rules on ints; bench/differential.py): 1.3 times the positions a second
-that `apply` gave it, for the same solutions.
+left in hand (bench/endgame.py). It plays in the compact engine (`compact.py`).
+The expert and the analysis search compiled (`service/ai/compiled_endgame.py`, the
+same searches in the same order, about 13 times as fast), held by
+tests/ai/test_compiled.py to the decision, the value and the count of positions of
+these.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
-from service.domain import Decision, State
+from service.ai.codes import DECISIONS
+from service.ai.compiled_endgame import DRAW, LOSS, WIN, Solution
+from service.domain import State
 
-from .compact import DECISIONS, CompactGame, winning_at
+from .compact import CompactGame, winning_at
 from .compact_greedy import KnowingGame, decide
 
-WIN, DRAW, LOSS = 1.0, 0.5, 0.0
 CHECK_EVERY = 256  # positions between two asks whether time is up: 5 to 25 ms
-
-
-class Solution(NamedTuple):
-    """The best decision and the outcome it secures against any reply."""
-
-    decision: Decision
-    value: float  # WIN, DRAW or LOSS for the side that solved
-    positions: int  # positions searched
 
 
 class _OutOfBudget(Exception):

@@ -1,15 +1,17 @@
-"""The greedy player on the compact engine, for the expert's rollouts.
+"""The oracle of the compiled greedy: the greedy player on the compact engine.
 
 `greedy.py` values a decision from a seat's `Observation`; a rollout has no
-observation to give, only a `CompactGame` (cards as ints, changed in place). Here a
-`KnowingGame` is a compact game that also keeps, for every seat, what that seat has
-not seen (`knowledge.outstanding` of its observation, RULES.md 8), changed as the game
-goes: a card played is seen by all, a prize turned up too, a draw by its drawer, the
-draw pile's top card by the Seer who looked at it; in phase 2 each seat's unseen
-cards are the other hands. `decide` is greedy's decision for the seat to act, read
-from that and the game's public piles, with greedy's own tables and arithmetic, so
-that it is the same decision (tests/ai/test_compact_greedy.py, bench/differential.py
---greedy: every decision equal over a hundred thousand positions).
+observation to give, only a game changed in place. Here a `KnowingGame` is a compact
+game (`compact.py`) that also keeps, for every seat, what that seat has not seen
+(`knowledge.outstanding` of its observation, RULES.md 8), changed as the game goes: a
+card played is seen by all, a prize turned up too, a draw by its drawer, the draw
+pile's top card by the Seer who looked at it; in phase 2 each seat's unseen cards are
+the other hands. `decide` is greedy's decision for the seat to act, read from that and
+the game's public piles, with greedy's own tables and arithmetic, so that it is the
+same decision (tests/ai/test_compact_greedy.py, bench/differential.py --greedy: every
+decision equal over a hundred thousand positions). The compiled engine
+(`service/ai/compiled.py`) restates it step by step, held to it at the same positions;
+nothing at run time plays on this one.
 """
 
 from __future__ import annotations
@@ -18,50 +20,36 @@ from collections.abc import Sequence
 from functools import cache
 from math import comb
 
-from service.domain import FACTION_CARDS, Card, Settings, State
-from service.domain.state import DECK
-
-from .compact import (
-    _FACTION,
+from service.ai.codes import (
     DO,
     DR,
     DW,
+    FACTION,
+    FACTION_SIZE,
     GI,
     GN,
     GO,
+    KEEP_OF,
     KN,
     SE,
     TAKE,
     TAKE_DECK,
     TR,
     UN,
-    CompactGame,
-    _run,
-    ranking,
-    winning_at,
+    WORTH_OF,
 )
-from .greedy import (
-    KEEP,
+from service.ai.greedy import (
     LEAD_NEXT,
     SEER_LOOK,
     SIGNS,
     STAKE_DECIDED,
     STAKE_OPEN,
     STAKE_UNDEAD,
-    WORTH,
 )
+from service.domain import FACTION_CARDS, Card, Settings, State
+from service.domain.state import DECK
 
-_BY_INDEX = {card.index: card for cards in FACTION_CARDS.values() for card in cards}
-# greedy's tables by card index
-WORTH_OF = [WORTH[_BY_INDEX[i]] if i in _BY_INDEX else 0.0 for i in range(100)]
-KEEP_OF = {
-    phase: [keep[_BY_INDEX[i]] if i in _BY_INDEX else 0.0 for i in range(100)]
-    for phase, keep in KEEP.items()
-}
-# Per faction rank: how many cards it has.
-FACTION_SIZE = [0] * 10
-for _cards in FACTION_CARDS.values():
-    FACTION_SIZE[_cards[0].index // 10] = len(_cards)
+from .compact import CompactGame, _run, ranking, winning_at
 
 
 class KnowingGame(CompactGame):
@@ -449,7 +437,7 @@ class _View:
 @cache
 def _deck_cards(factions: tuple[int, ...]) -> list[int]:
     """The distinct cards of a deck of these faction ranks, in code order."""
-    return sorted({card.index for f in factions for card in FACTION_CARDS[_FACTION[f]]})
+    return sorted({card.index for f in factions for card in FACTION_CARDS[FACTION[f]]})
 
 
 def _stakes(game: KnowingGame) -> list[float]:
