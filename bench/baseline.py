@@ -46,7 +46,7 @@ class Baseline:
     def warm(self) -> None:
         """Load (the first time: compile) the revision's expert, once, before the
         ladder's processes fork: their baselines then start from its cache."""
-        subprocess.run([*self._command(), "--warm"], check=True, env=self._env())
+        subprocess.run(self._command("--warm"), check=True, env=self._env())
 
     def decide(self, game: dict, seat: int, rng: str, seconds: float | None, clock: str):
         """The revision's decision at the seat of `game` (settings, deck and decisions
@@ -54,7 +54,7 @@ class Baseline:
         its fixed work budget); and the CPU seconds it took."""
         if self._process is None:
             self._process = subprocess.Popen(
-                self._command(),
+                self._command("--serve"),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 env=self._env(),
@@ -69,8 +69,8 @@ class Baseline:
         answer = json.loads(line)
         return answer["decision"], answer["cpu"]
 
-    def _command(self) -> list[str]:
-        return [sys.executable, str(Path(__file__).resolve()), "--serve"]
+    def _command(self, what: str) -> list[str]:
+        return [sys.executable, str(Path(__file__).resolve()), what]
 
     def _env(self) -> dict[str, str]:
         return {**os.environ, "PYTHONPATH": str(self.tree)}
@@ -115,3 +115,5 @@ if __name__ == "__main__":
         getattr(ai, "warm", lambda: None)()  # older revisions compile nothing
     elif sys.argv[1:] == ["--serve"]:
         serve(sys.stdin, sys.stdout)
+    else:
+        raise SystemExit(f"bench/baseline.py --warm or --serve, not {' '.join(sys.argv[1:])}")
