@@ -65,6 +65,11 @@ class Config:
     archive_after: float = 86_400.0  # CLAIM_ARCHIVE_AFTER: seconds from a game's end to its move
     challenge_expires: float = 600.0  # CLAIM_CHALLENGE_EXPIRES: seconds a challenge stays open
     player_streams: int = 3  # CLAIM_PLAYER_STREAMS: player streams (/me/stream) open per player
+    # CLAIM_CHALLENGES_SENT: a player's challenges open (or their games running) at once
+    challenges_sent: int = 5
+    # CLAIM_CHALLENGES_RECEIVED: the challenges to one player open (or their games running)
+    challenges_received: int = 20
+    analyses_queued: int = 3  # CLAIM_ANALYSES_QUEUED: analyses one player may have queued
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -126,8 +131,9 @@ class Config:
             raise ConfigError(f"CLAIM_ARCHIVE_AFTER: {self.archive_after} is not 0 or more")
         if not 0 < self.challenge_expires < math.inf:
             raise ConfigError(f"CLAIM_CHALLENGE_EXPIRES: {self.challenge_expires} is not above 0")
-        if self.player_streams < 1:
-            raise ConfigError(f"CLAIM_PLAYER_STREAMS: {self.player_streams} is not 1 or more")
+        for name in ("player_streams", "challenges_sent", "challenges_received", "analyses_queued"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{ENVIRONMENT[name]}: {getattr(self, name)} is not 1 or more")
         if self.archive_url is not None and not self.archive_url.startswith(ARCHIVE_SCHEMES):
             raise ConfigError("CLAIM_ARCHIVE_URL: not a sqlite: or postgresql: URL")
         if self.expert_seconds is not None and not 0 < self.expert_seconds <= 60:
@@ -159,11 +165,24 @@ ENVIRONMENT = {
     "archive_after": "CLAIM_ARCHIVE_AFTER",
     "challenge_expires": "CLAIM_CHALLENGE_EXPIRES",
     "player_streams": "CLAIM_PLAYER_STREAMS",
+    "challenges_sent": "CLAIM_CHALLENGES_SENT",
+    "challenges_received": "CLAIM_CHALLENGES_RECEIVED",
+    "analyses_queued": "CLAIM_ANALYSES_QUEUED",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
 
 EMPTY_MEANS_OFF = ("rate_limit",)  # an empty value of any other variable is its default
+WHOLE_NUMBERS = (
+    "watch_cap",
+    "replicas",
+    "sending_cap",
+    "header_timeout",
+    "player_streams",
+    "challenges_sent",
+    "challenges_received",
+    "analyses_queued",
+)
 
 
 def _parse(name: str, variable: str, text: str):
@@ -182,7 +201,7 @@ def _parse(name: str, variable: str, text: str):
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
         return number or None  # 0: no reminders; the expert's fixed work budget
-    if name in ("watch_cap", "replicas", "sending_cap", "header_timeout", "player_streams"):
+    if name in WHOLE_NUMBERS:
         try:
             return int(text)
         except ValueError:
