@@ -1,6 +1,7 @@
 """Whole games with real `claim worker` processes on a real Redis, and their faults."""
 
 import itertools
+import os
 import time
 
 import pytest
@@ -11,7 +12,9 @@ from service.events import HUMAN, RUNNING, DecisionMade, SeatJoined, TurnTimedOu
 from service.games import Change, changed, turns
 from service.games.jobs import ALIVE
 from tests.events.factories import FACTIONS, TOKEN_HASH, new_game, seats
+from tests.processes import descendants
 from tests.workers.conftest import kill
+from workers.worker import ANALYSIS_NICE
 
 GIVE_UP = 120  # seconds: a test that waits longer has failed
 
@@ -173,3 +176,19 @@ def test_a_killed_worker_stops_being_counted_and_a_stopped_one_at_once(claim, st
     stopped.terminate()
     assert stopped.wait(GIVE_UP) == 0
     assert _workers_alive(claim) == 0
+
+
+def test_an_ai_turn_is_played_while_the_analysis_lane_is_busy(claim, store, start_worker):
+    """The analyses run in a lane of their own, at the lowest CPU priority: an AI turn
+    is played while an analysis's part is under way, not after it."""
+    worker = start_worker()
+    claim.jobs.analysis_others.enqueue("time.sleep", GIVE_UP, job_id="a-long-part")
+    started = claim.jobs.analysis_others.started_job_registry
+    _wait_until(lambda: "a-long-part" in started.get_job_ids(), "the part under way")
+    game = new_game(store, players=4, kinds=["greedy"] * 4)
+    turns.follow(claim, game)
+    _wait_until(lambda: store.version(game.id) > game.version, "an AI turn")
+    assert "a-long-part" in started.get_job_ids()  # still under way
+    assert os.getpriority(os.PRIO_PROCESS, worker.pid) == 0
+    lanes = {os.getpriority(os.PRIO_PROCESS, pid) for pid in descendants(worker.pid)}
+    assert ANALYSIS_NICE in lanes  # the analysis lane and its work horse
