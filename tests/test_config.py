@@ -36,6 +36,9 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_ARCHIVE_AFTER": "3600",
         "CLAIM_CHALLENGE_EXPIRES": "120",
         "CLAIM_PLAYER_STREAMS": "2",
+        "CLAIM_CHALLENGES_SENT": "3",
+        "CLAIM_CHALLENGES_RECEIVED": "50",
+        "CLAIM_ANALYSES_QUEUED": "1",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -61,6 +64,7 @@ def test_every_setting_is_read_from_its_variable():
     assert config.signing_key == environ["CLAIM_SIGNING_KEY"]
     assert (config.archive, config.archive_after) == ("postgresql://claim@db/claim", 3600.0)
     assert (config.challenge_expires, config.player_streams) == (120.0, 2)
+    assert (config.challenges_sent, config.challenges_received, config.analyses_queued) == (3, 50, 1)
 
 
 @pytest.mark.parametrize(
@@ -71,6 +75,9 @@ def test_every_setting_is_read_from_its_variable():
         ("CLAIM_CHALLENGE_EXPIRES", "ten minutes"),
         ("CLAIM_PLAYER_STREAMS", "0"),
         ("CLAIM_PLAYER_STREAMS", "1.5"),
+        ("CLAIM_CHALLENGES_SENT", "0"),
+        ("CLAIM_CHALLENGES_RECEIVED", "many"),
+        ("CLAIM_ANALYSES_QUEUED", "-1"),
     ],
 )
 def test_a_challenge_or_stream_setting_that_cannot_be_used_is_refused(variable, value):
