@@ -152,6 +152,7 @@ class Challenges:
 
     @staticmethod
     def new_id() -> str:
+        """A new challenge's id: random, 16 hex digits."""
         return secrets.token_hex(8)
 
     def create(

@@ -144,7 +144,7 @@ def analyse_part(
         if stop < len(decisions):
             claim.analyses.queued_part(game_id, version, stop)
             claim.jobs.analyse(game_id, version, stop, stored.own, next_part=True)
-            if not stored.own and claim.analyses.read(game_id, version).own:
+            if not stored.own and (again := claim.analyses.read(game_id, version)) and again.own:
                 claim.jobs.hurry_analysis(game_id, version, stop)  # a player asked meanwhile
         elif (now := claim.analyses.read(game_id, version)) and len(now.judged) == stop:
             claim.analyses.set_status(game_id, version, DONE, claim.clock().timestamp())
