@@ -31,6 +31,7 @@ from .challenges import (
     SENT_FULL,
     Challenge,
     Challenges,
+    PlacesHeld,
 )
 from .connection import connect, redis_errors
 from .errors import (
@@ -189,6 +190,7 @@ __all__ = [
     "LobbyFilter",
     "LobbyPage",
     "NewsWaiter",
+    "PlacesHeld",
     "Played",
     "Player",
     "PlayerGames",

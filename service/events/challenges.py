@@ -77,6 +77,15 @@ return 1
 """
 
 
+class PlacesHeld(Exception):
+    """No place is left for a new challenge: `reason` is `PAIR`, `SENT_FULL` or
+    `RECEIVED_FULL`."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass(frozen=True, slots=True)
 class Challenge:
     """A challenge from a player to a player or an AI level (`to`: `ai:<level>`), with
@@ -150,11 +159,6 @@ class Challenges:
             with redis_errors():
                 self._redis.hdel(self._held(player_id), *challenge_ids)
 
-    @staticmethod
-    def new_id() -> str:
-        """A new challenge's id: random, 16 hex digits."""
-        return secrets.token_hex(8)
-
     def create(
         self,
         from_player: str,
@@ -162,16 +166,21 @@ class Challenges:
         settings: dict,
         at: datetime,
         expires_at: datetime,
-        challenge_id: str | None = None,
+        most: tuple[int, int] | None = None,
     ) -> Challenge:
-        """A new open challenge (of the id a place was held for), listed for both
-        players."""
+        """A new open challenge, listed for both players; with `most`, once a place is
+        held for it (`hold`), else PlacesHeld and nothing kept. Written before its
+        place is held, so that no count of places takes a place just held for a
+        challenge that is gone."""
         challenge = Challenge(
-            challenge_id or self.new_id(), from_player, to, settings, OPEN, at, expires_at, at
+            secrets.token_hex(8), from_player, to, settings, OPEN, at, expires_at, at
         )
         now = at.timestamp()
         with redis_errors():
-            self._redis.set(self._key(challenge.id), _text(challenge), ex=KEPT)
+            self._redis.set(self._key(challenge.id), _text(challenge), ex=KEPT)  # unlisted
+            if most is not None and (refused := self.hold(challenge.id, from_player, to, most)):
+                self._redis.delete(self._key(challenge.id))
+                raise PlacesHeld(refused)
             for player_id in challenge.players:
                 with self._redis.pipeline(transaction=False) as pipe:
                     pipe.zadd(self._of(player_id), {challenge.id: now})

@@ -37,6 +37,7 @@ from service.events import (
     PAIR,
     SENT_FULL,
     Challenge,
+    PlacesHeld,
     SeatJoined,
     SeatSpec,
     StaleVersion,
@@ -161,8 +162,13 @@ def challenge(claim: Claim, key: str | None, to: str, settings: ChallengeSetting
     if level is not None:
         made = claim.challenges.create(holder.id, to, asdict(settings), now, expires_at)
         return shown(claim, _accepted(claim, made))
-    held = _hold(claim, holder.id, to)
-    made = claim.challenges.create(holder.id, to, asdict(settings), now, expires_at, held)
+    for player_id in (holder.id, to):
+        _free_places(claim, player_id)
+    most = (claim.config.challenges_sent, claim.config.challenges_received)
+    try:
+        made = claim.challenges.create(holder.id, to, asdict(settings), now, expires_at, most)
+    except PlacesHeld as refused:
+        raise _too_many(refused.reason, most) from None
     claim.challenge_timers.set(made.id, 1, expires_at)
     _announce(claim, made)
     return shown(claim, made)
@@ -244,33 +250,26 @@ def _answerable(claim: Claim, player_id: str, challenge_id: str, by_challenged: 
     return found
 
 
-def _hold(claim: Claim, from_player: str, to: str) -> str:
-    """The id of a new challenge from `from_player` to the player `to`, once a place
-    is held for it among the challenger's and the challenged's (the places of
-    challenges whose games ended freed first); TooManyChallenges if none is left."""
-    for player_id in (from_player, to):
-        _free_places(claim, player_id)
-    challenge_id = claim.challenges.new_id()
-    most = (claim.config.challenges_sent, claim.config.challenges_received)
-    refused = claim.challenges.hold(challenge_id, from_player, to, most)
-    if refused == PAIR:
-        raise TooManyChallenges("you have a challenge to this player open already: one at a time")
-    if refused == SENT_FULL:
-        raise TooManyChallenges(
+def _too_many(reason: str, most: tuple[int, int]) -> TooManyChallenges:
+    """The refusal of a challenge for which no place is left, saying which."""
+    if reason == PAIR:
+        return TooManyChallenges("you have a challenge to this player open already: one at a time")
+    if reason == SENT_FULL:
+        return TooManyChallenges(
             f"you have {most[0]} challenges open or their games running, the most"
             " (CLAIM_CHALLENGES_SENT): wait for an answer, or cancel one"
         )
-    if refused:
-        raise TooManyChallenges(
-            "this player has as many challenges open or their games running as they may"
-            " (CLAIM_CHALLENGES_RECEIVED): try again later"
-        )
-    return challenge_id
+    return TooManyChallenges(
+        "this player has as many challenges open or their games running as they may"
+        " (CLAIM_CHALLENGES_RECEIVED): try again later"
+    )
 
 
 def _free_places(claim: Claim, player_id: str) -> None:
     """Free the player's places held by challenges no longer open whose games have
-    ended (or that are gone): an accepted one's place is held while its game runs."""
+    ended (or that are gone): an accepted one's place is held while its game runs.
+    (Answered otherwise, a challenge frees its places itself; this catches those whose
+    answer was cut short.)"""
     held = claim.challenges.held(player_id)
     found = {c.id: c for c in claim.challenges.get_many(held)}
     accepted = {c.game_id for c in found.values() if c.status == ACCEPTED and c.game_id}

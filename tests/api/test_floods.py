@@ -3,6 +3,7 @@ thousand, open a few and the rest are refused (429 too-many-challenges), so that
 that accepts everything plays a few games of them, not a thousand; whatever a player
 has, `/me/challenges`, `/me/games` and the `state` of `/me/stream` stay under 64 KB."""
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import orjson
@@ -180,3 +181,13 @@ def test_the_state_lists_the_games_waiting_for_the_player_first(client):
     )
     state = the_state(client, bob_key)
     assert (state["games"][0]["game_id"], state["games"][0]["your_turn"]) == (first[-1], True)
+
+
+def test_challenges_sent_at_once_hold_no_more_places_than_there_are(app, client):
+    """Twenty challenges from one player to twenty others, sent together: five open."""
+    _, ann_key = a_player(client, "Ann")
+    others = [a_player(client, f"Player {n}")[0] for n in range(20)]
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        answers = list(pool.map(lambda to: challenge(app.test_client(), ann_key, to), others))
+    assert sorted(r.status_code for r in answers) == [201] * 5 + [429] * 15
+    assert client.get("/me/challenges", headers=ann_key).json["total"] == 5
