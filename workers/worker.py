@@ -35,7 +35,11 @@ from rq import Worker
 from service import ai, games
 from service.config import Config
 from service.games.jobs import BEAT
-from service.runtime.processes import end_surely_with_parent, ending_with_this_process
+from service.runtime.processes import (
+    end_surely_with_parent,
+    end_with_parent,
+    ending_with_this_process,
+)
 
 from . import jobs
 
@@ -116,12 +120,17 @@ def load_the_expert() -> bool:
 
 def start_analysis_lane(claim: games.Claim) -> int:
     """Fork the analysis lane: an RQ `Worker` of its own on the analysis queues, at
-    the lowest CPU priority; answer its pid."""
+    the lowest CPU priority, ending with this process; answer its pid. (Before this
+    process's threads start: no lock of theirs is held at the fork.)"""
+    worker = os.getpid()
     pid = os.fork()
     if pid:
         return pid
     status = 1
     try:
+        end_with_parent(worker)
+        end_surely_with_parent(ORPHAN_GRACE)
+        os.register_at_fork(after_in_child=ending_with_this_process())  # its horses
         os.nice(ANALYSIS_NICE)
         lane = Worker(claim.jobs.analysis_queues, connection=claim.jobs.connection)
         lane.work(with_scheduler=True)
@@ -165,7 +174,9 @@ def run(config: Config, burst: bool = False) -> int:
     jobs.use(claim)  # the work horses, forked from this process, use it
     if not load_the_expert():  # ... and the expert's compiled rollouts
         return 1
-    # RQ's scheduler and work horses are forked from here: they end when this does.
+    # The analysis lane, RQ's schedulers and work horses are forked from here: each
+    # ends when the process that forked it does (the lane registers its own, first).
+    lane = None if burst else start_analysis_lane(claim)
     os.register_at_fork(after_in_child=ending_with_this_process())
     if burst:  # RQ's scheduler moves the due retries once, then the queues are emptied
         games.fire_due_timers(claim)
@@ -174,7 +185,6 @@ def run(config: Config, burst: bool = False) -> int:
         )
         return 0
     stop, lane_ended = threading.Event(), threading.Event()
-    lane = start_analysis_lane(claim)  # before the threads: no lock of theirs held at the fork
     threading.Thread(target=watch_lane, args=(lane, stop, lane_ended), daemon=True).start()
     worker = Worker(claim.jobs.turn_queues, connection=claim.jobs.connection)
     # A Claim of the threads' own, so that a horse forked while one of them uses Redis

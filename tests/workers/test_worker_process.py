@@ -8,10 +8,18 @@ import pytest
 
 from service import games
 from service.domain import Settings
-from service.events import HUMAN, RUNNING, DecisionMade, SeatJoined, TurnTimedOut, fold
+from service.events import (
+    HUMAN,
+    RUNNING,
+    DecisionMade,
+    GameResigned,
+    SeatJoined,
+    TurnTimedOut,
+    fold,
+)
 from service.games import Change, changed, turns
 from service.games.jobs import ALIVE
-from tests.events.factories import FACTIONS, TOKEN_HASH, new_game, seats
+from tests.events.factories import FACTIONS, TOKEN_HASH, new_game, play, seats
 from tests.processes import descendants
 from tests.workers.conftest import kill
 from workers.worker import ANALYSIS_NICE
@@ -192,3 +200,14 @@ def test_an_ai_turn_is_played_while_the_analysis_lane_is_busy(claim, store, star
     assert os.getpriority(os.PRIO_PROCESS, worker.pid) == 0
     lanes = {os.getpriority(os.PRIO_PROCESS, pid) for pid in descendants(worker.pid)}
     assert ANALYSIS_NICE in lanes  # the analysis lane and its work horse
+
+
+def test_the_analysis_lane_analyses_a_game_to_its_end(claim, client, store, start_worker):
+    game = play(store, new_game(store, seed=3), moves=6)
+    store.append(game.id, [GameResigned(seat=game.state.to_act)], game.version)
+    key = client.post("/players", json={"name": "Ann"}).json["key"]
+    asked = client.post(f"/games/{game.id}/analysis", headers={"Authorization": f"Bearer {key}"})
+    assert asked.status_code == 202
+    start_worker()
+    _wait_until(lambda: games.analysis(claim, game.id).status == "done", "the analysis done")
+    assert len(games.analysis(claim, game.id).judged) == 6
