@@ -95,10 +95,11 @@ def queue_analyses(server, count: int, seed: int) -> list[str]:
     return game_ids
 
 
-def analyses_done(server, game_ids: list[str]) -> int:
+def analyses_done(server, game_ids: list[str]) -> tuple[int, int]:
+    """How many of the games' analyses are done, and how many decisions were judged."""
     client = Client(server.port)
     answers = [client.call("GET", f"/games/{game_id}/analysis")[1] for game_id in game_ids]
-    return sum(answer["status"] == "done" for answer in answers)
+    return sum(a["status"] == "done" for a in answers), sum(a["done"] for a in answers)
 
 
 def main() -> None:
@@ -139,7 +140,7 @@ def main() -> None:
             for thread in threads:
                 thread.join()
         took = time.monotonic() - began
-        done = analyses_done(server, asked)
+        done, judged = analyses_done(server, asked)
         if server.prefix != DEFAULT_PREFIX:  # the queues' keys, named after the prefix
             with redis.Redis.from_url(server.redis_url) as client:
                 doomed = [k for k in client.scan_iter(match="rq:*") if server.prefix.encode() in k]
@@ -150,7 +151,10 @@ def main() -> None:
         f" seat(s), CLAIM_EXPERT_SECONDS={args.expert_seconds}, one RQ worker"
     )
     if asked:
-        print(f"beside {len(asked)} analyses queued: {done} of them done in {took:.0f} s")
+        print(
+            f"beside {len(asked)} analyses queued: {done} of them done in {took:.0f} s"
+            f" ({judged} decisions judged)"
+        )
     print(f"{'AI turns':>8} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7}")  # decisions
     print(
         f"{len(times):>8} {percentile(times, 0.5):>7.0f} {percentile(times, 0.95):>7.0f}"
