@@ -64,7 +64,8 @@ def test_every_setting_is_read_from_its_variable():
     assert config.signing_key == environ["CLAIM_SIGNING_KEY"]
     assert (config.archive, config.archive_after) == ("postgresql://claim@db/claim", 3600.0)
     assert (config.challenge_expires, config.player_streams) == (120.0, 2)
-    assert (config.challenges_sent, config.challenges_received, config.analyses_queued) == (3, 50, 1)
+    caps = (config.challenges_sent, config.challenges_received, config.analyses_queued)
+    assert caps == (3, 50, 1)
 
 
 @pytest.mark.parametrize(
