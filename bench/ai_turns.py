@@ -1,7 +1,7 @@
 """AI turns as a client sees them: from a person's move to the AI's answer.
 
     .venv/bin/python bench/ai_turns.py [--games 2] [--level expert] [--expert-seconds 0.2]
-                                       [--players 2] [--rounds 2]
+                                       [--players 2] [--rounds 2] [--analyses 0]
 
 Starts `claim serve` with one RQ worker (as bench/api.py does: REDIS_URL if set, else
 an embedded Redis), with `CLAIM_EXPERT_SECONDS` set, then plays `--games` games at
@@ -12,8 +12,14 @@ answer, or the AI's previous decision seen) to the view of the AI's decision, lo
 polled version by version: the AI's turn as the client sees it (queue, load, decision,
 append, the long-poll's wake). Prints how many, p50, p95 and max.
 
+With `--analyses N`, N finished 2-player games (greedy against random, written to the
+store) have their analysis asked for first, each by a player of its own registered
+here (`POST /games/{id}/analysis` with the player's key), so that the AI turns are
+played beside a queue of N analyses; then how many of them were done by the end.
+
 Target (issue "A faster engine and event codec, and an expert that thinks within a
-time budget"): p95 under 0.5 s and max under 1 s with two games at once.
+time budget"): p95 under 0.5 s and max under 1 s with two games at once; and (issue 47)
+p95 at most 0.5 s beside 50 analyses queued.
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ import time
 import uuid
 
 import redis
+from analysis import played
 from api import Client, expect, join_all, percentile, serving
 from tqdm import tqdm
 
-from service.config import DEFAULT_PREFIX
+from service import games
+from service.config import DEFAULT_PREFIX, Config
 
 WAIT = 20  # seconds each long-poll may wait (the client gives up after 30)
 
@@ -69,6 +77,31 @@ def play_games(port: int, players: int, level: str, rounds: int, seed: int, bar,
                 began = time.perf_counter()
 
 
+def queue_analyses(server, count: int, seed: int) -> list[str]:
+    """`count` finished games written to the server's store, each one's analysis asked
+    for by a player registered for it; answers the games' ids."""
+    config = Config(redis_url=server.redis_url, prefix=server.prefix)
+    claim, rng, client = games.Claim.connect(config), random.Random(seed), Client(server.port)
+    try:
+        game_ids = [played(claim, rng) for _ in range(count)]
+    finally:
+        claim.close()
+    for n, game_id in enumerate(game_ids):
+        status, player, _ = client.call("POST", "/players", {"name": f"analyst {n}"})
+        expect(status, 201, player)
+        auth = {"Authorization": f"Bearer {player['key']}"}
+        status, asked, _ = client.call("POST", f"/games/{game_id}/analysis", headers=auth)
+        expect(status, 202, asked)
+    return game_ids
+
+
+def analyses_done(server, game_ids: list[str]) -> tuple[int, int]:
+    """How many of the games' analyses are done, and how many decisions were judged."""
+    client = Client(server.port)
+    answers = [client.call("GET", f"/games/{game_id}/analysis")[1] for game_id in game_ids]
+    return sum(a["status"] == "done" for a in answers), sum(a["done"] for a in answers)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2, help="games played at once")
@@ -77,9 +110,14 @@ def main() -> None:
     parser.add_argument("--level", default="expert")
     parser.add_argument("--expert-seconds", default="0.2", help="CLAIM_EXPERT_SECONDS")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--analyses", type=int, default=0, help="analyses queued before the games are played"
+    )
     args = parser.parse_args()
     settings = {"CLAIM_EXPERT_SECONDS": args.expert_seconds}
     with serving(2, 1000, rq_worker=True, **settings) as server:
+        asked = queue_analyses(server, args.analyses, args.seed)
+        began = time.monotonic()
         times: list[float] = []
         with tqdm(desc="AI turns", unit="turn", file=sys.stderr) as bar:
             threads = [
@@ -101,6 +139,8 @@ def main() -> None:
                 thread.start()
             for thread in threads:
                 thread.join()
+        took = time.monotonic() - began
+        done, judged = analyses_done(server, asked)
         if server.prefix != DEFAULT_PREFIX:  # the queues' keys, named after the prefix
             with redis.Redis.from_url(server.redis_url) as client:
                 doomed = [k for k in client.scan_iter(match="rq:*") if server.prefix.encode() in k]
@@ -110,6 +150,11 @@ def main() -> None:
         f"{args.games} games at once of a person against {args.players - 1} {args.level} AI"
         f" seat(s), CLAIM_EXPERT_SECONDS={args.expert_seconds}, one RQ worker"
     )
+    if asked:
+        print(
+            f"beside {len(asked)} analyses queued: {done} of them done in {took:.0f} s"
+            f" ({judged} decisions judged)"
+        )
     print(f"{'AI turns':>8} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7}")  # decisions
     print(
         f"{len(times):>8} {percentile(times, 0.5):>7.0f} {percentile(times, 0.95):>7.0f}"

@@ -4,9 +4,10 @@
 
 Plays `--games` 2-player games in memory (greedy against random: decisions of every
 quality to judge), writes each to the store as a finished game of AI seats, asks for
-its analysis (`POST /games/{id}/analysis`'s use case) and times one `claim worker`
-(started here, on REDIS_URL if set, else on an embedded Redis of its own) from the ask
-until the analysis is done, printing its progress as the worker judges the decisions.
+its analysis (`POST /games/{id}/analysis`'s use case, by a player registered here)
+and times one `claim worker` (started here, on REDIS_URL if set, else on an embedded
+Redis of its own) from the ask until the analysis is done, printing its progress as
+the worker judges the decisions.
 Prints each game's seconds, its decisions and marks, then the mean and the worst.
 
 Target (issue 31): a 2-player game analysed in under 30 s on one worker.
@@ -54,10 +55,11 @@ def played(claim: games.Claim, rng: random.Random) -> str:
     return game.id
 
 
-def timed(claim: games.Claim, game_id: str) -> tuple[float, games.Analysis]:
-    """Seconds from the ask to the analysis done, its progress shown meanwhile."""
+def timed(claim: games.Claim, key: str, game_id: str) -> tuple[float, games.Analysis]:
+    """Seconds from the ask (by the player of `key`) to the analysis done, its progress
+    shown meanwhile."""
     start = time.monotonic()
-    analysis = games.ask_analysis(claim, game_id)
+    analysis = games.ask_analysis(claim, key, game_id)
     with tqdm(total=analysis.total, desc=f"game {game_id[:8]}", unit="decision") as progress:
         while analysis.status != "done":
             if analysis.status == "failed" or time.monotonic() - start > PATIENCE:
@@ -91,8 +93,9 @@ def main() -> int:
         )
         try:
             seconds = []
+            _, key = games.register(claim, "analyst")
             for _ in range(args.games):
-                took, analysis = timed(claim, played(claim, rng))
+                took, analysis = timed(claim, key, played(claim, rng))
                 marks = [d["mark"] for d in analysis.judged if d["mark"]]
                 seconds.append(took)
                 print(

@@ -68,6 +68,11 @@ class Config:
     device_cap: int = 20  # CLAIM_DEVICE_CAP: keys (one per device) a player may hold
     # CLAIM_ACCOUNTS_PER_EMAIL: players one email address may be confirmed for
     accounts_per_email: int = 3
+    # CLAIM_CHALLENGES_SENT: a player's challenges open (or their games running) at once
+    challenges_sent: int = 5
+    # CLAIM_CHALLENGES_RECEIVED: the challenges to one player open (or their games running)
+    challenges_received: int = 20
+    analyses_queued: int = 3  # CLAIM_ANALYSES_QUEUED: analyses one player may have queued
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -129,7 +134,14 @@ class Config:
             raise ConfigError(f"CLAIM_ARCHIVE_AFTER: {self.archive_after} is not 0 or more")
         if not 0 < self.challenge_expires < math.inf:
             raise ConfigError(f"CLAIM_CHALLENGE_EXPIRES: {self.challenge_expires} is not above 0")
-        for name in ("player_streams", "device_cap", "accounts_per_email"):
+        for name in (
+            "player_streams",
+            "device_cap",
+            "accounts_per_email",
+            "challenges_sent",
+            "challenges_received",
+            "analyses_queued",
+        ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{ENVIRONMENT[name]}: {getattr(self, name)} is not 1 or more")
         if self.archive_url is not None and not self.archive_url.startswith(ARCHIVE_SCHEMES):
@@ -165,11 +177,26 @@ ENVIRONMENT = {
     "player_streams": "CLAIM_PLAYER_STREAMS",
     "device_cap": "CLAIM_DEVICE_CAP",
     "accounts_per_email": "CLAIM_ACCOUNTS_PER_EMAIL",
+    "challenges_sent": "CLAIM_CHALLENGES_SENT",
+    "challenges_received": "CLAIM_CHALLENGES_RECEIVED",
+    "analyses_queued": "CLAIM_ANALYSES_QUEUED",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
 
 EMPTY_MEANS_OFF = ("rate_limit",)  # an empty value of any other variable is its default
+WHOLE_NUMBERS = (
+    "watch_cap",
+    "replicas",
+    "sending_cap",
+    "header_timeout",
+    "player_streams",
+    "challenges_sent",
+    "challenges_received",
+    "analyses_queued",
+    "device_cap",
+    "accounts_per_email",
+)
 
 
 def _parse(name: str, variable: str, text: str):
@@ -188,15 +215,7 @@ def _parse(name: str, variable: str, text: str):
         except ValueError:
             raise ConfigError(f"{variable}: {text!r} is not a number") from None
         return number or None  # 0: no reminders; the expert's fixed work budget
-    if name in (
-        "watch_cap",
-        "replicas",
-        "sending_cap",
-        "header_timeout",
-        "player_streams",
-        "device_cap",
-        "accounts_per_email",
-    ):
+    if name in WHOLE_NUMBERS:
         try:
             return int(text)
         except ValueError:

@@ -38,6 +38,9 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_PLAYER_STREAMS": "2",
         "CLAIM_DEVICE_CAP": "5",
         "CLAIM_ACCOUNTS_PER_EMAIL": "1",
+        "CLAIM_CHALLENGES_SENT": "3",
+        "CLAIM_CHALLENGES_RECEIVED": "50",
+        "CLAIM_ANALYSES_QUEUED": "1",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -64,6 +67,8 @@ def test_every_setting_is_read_from_its_variable():
     assert (config.archive, config.archive_after) == ("postgresql://claim@db/claim", 3600.0)
     assert (config.challenge_expires, config.player_streams) == (120.0, 2)
     assert (config.device_cap, config.accounts_per_email) == (5, 1)
+    caps = (config.challenges_sent, config.challenges_received, config.analyses_queued)
+    assert caps == (3, 50, 1)
 
 
 @pytest.mark.parametrize(
@@ -77,6 +82,9 @@ def test_every_setting_is_read_from_its_variable():
         ("CLAIM_DEVICE_CAP", "0"),
         ("CLAIM_DEVICE_CAP", "many"),
         ("CLAIM_ACCOUNTS_PER_EMAIL", "-1"),
+        ("CLAIM_CHALLENGES_SENT", "0"),
+        ("CLAIM_CHALLENGES_RECEIVED", "many"),
+        ("CLAIM_ANALYSES_QUEUED", "-1"),
     ],
 )
 def test_a_challenge_stream_or_cap_setting_that_cannot_be_used_is_refused(variable, value):

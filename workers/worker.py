@@ -1,8 +1,12 @@
-"""`claim worker`: RQ's own `Worker` on the queues `ai`, `webhooks` and `analysis`
-(served in that order), with RQ's own scheduler (it moves retried jobs back to their
-queues), a clock thread that fires the timers falling due and sweeps for lost AI
-turns, and a heartbeat thread that says every two seconds that the worker is alive
-(`/readyz` counts them).
+"""`claim worker`: RQ's own `Worker` on the queues `ai` and `webhooks` (served in that
+order), with RQ's own scheduler (it moves retried jobs back to their queues), a clock
+thread that fires the timers falling due and sweeps for lost AI turns, and a heartbeat
+thread that says every two seconds that the worker is alive (`/readyz` counts them).
+Beside it, forked from it, the analysis lane: another RQ `Worker` on the queues
+`analysis` and `analysis-others`, at the lowest CPU priority (`ANALYSIS_NICE`), so that
+an analysis (seconds of a core) never holds up an AI turn (a fraction of a second),
+neither in the queue nor for a core (`bench/ai_turns.py --analyses 50`). With
+`--burst`, one `Worker` serves every queue.
 
 RQ is used through its public API only. Its `Worker` forks a work horse per job, as
 RQ's documentation advises for production (a job that crashes or leaks takes only its
@@ -20,6 +24,7 @@ import contextlib
 import logging
 import os
 import pathlib
+import signal
 import sys
 import threading
 import time
@@ -30,7 +35,11 @@ from rq import Worker
 from service import ai, games
 from service.config import Config
 from service.games.jobs import BEAT
-from service.runtime.processes import end_surely_with_parent, ending_with_this_process
+from service.runtime.processes import (
+    end_surely_with_parent,
+    end_with_parent,
+    ending_with_this_process,
+)
 
 from . import jobs
 
@@ -40,6 +49,8 @@ UNAVAILABLE_TICK = 1.0  # the same while the store does not answer
 # Seconds a worker whose `claim serve` died has to end by itself (RQ's warm stop lets
 # the job under way finish) before it is killed.
 ORPHAN_GRACE = 10.0
+ANALYSIS_NICE = 19  # the analysis lane's: a core it shares with an AI turn goes to the turn
+LANE_GRACE = 60.0  # seconds the analysis lane has to finish its part once asked to stop
 
 
 def keep_time(claim: games.Claim, stop: threading.Event) -> None:
@@ -107,6 +118,48 @@ def load_the_expert() -> bool:
     return True
 
 
+def start_analysis_lane(claim: games.Claim) -> int:
+    """Fork the analysis lane: an RQ `Worker` of its own on the analysis queues, at
+    the lowest CPU priority, ending with this process; answer its pid. (Before this
+    process's threads start: no lock of theirs is held at the fork.)"""
+    worker = os.getpid()
+    pid = os.fork()
+    if pid:
+        return pid
+    status = 1
+    try:
+        end_with_parent(worker)
+        end_surely_with_parent(ORPHAN_GRACE)
+        os.register_at_fork(after_in_child=ending_with_this_process())  # its horses
+        os.nice(ANALYSIS_NICE)
+        lane = Worker(claim.jobs.analysis_queues, connection=claim.jobs.connection)
+        lane.work(with_scheduler=True)
+        status = 0
+    except BaseException:
+        log.exception("the analysis lane failed")
+    finally:
+        os._exit(status)
+
+
+def watch_lane(pid: int, stop: threading.Event, ended: threading.Event) -> None:
+    """Wait for the analysis lane to end: if the worker has not been asked to stop,
+    stop it too (its supervisor starts both again)."""
+    os.waitpid(pid, 0)
+    ended.set()
+    if not stop.is_set():
+        log.error("the analysis lane ended: the worker stops")
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def stop_lane(pid: int, ended: threading.Event) -> None:
+    """Ask the analysis lane to stop after its part under way; kill it if it has not
+    within `LANE_GRACE`."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+        if not ended.wait(LANE_GRACE):
+            os.kill(pid, signal.SIGKILL)
+
+
 def run(config: Config, burst: bool = False) -> int:
     """Work until stopped (or, with `burst`, fire the due timers, then work until the
     queues are empty)."""
@@ -121,14 +174,19 @@ def run(config: Config, burst: bool = False) -> int:
     jobs.use(claim)  # the work horses, forked from this process, use it
     if not load_the_expert():  # ... and the expert's compiled rollouts
         return 1
-    # RQ's scheduler and work horses are forked from here: they end when this does.
+    # The analysis lane, RQ's schedulers and work horses are forked from here: each
+    # ends when the process that forked it does (the lane registers its own, first).
+    lane = None if burst else start_analysis_lane(claim)
     os.register_at_fork(after_in_child=ending_with_this_process())
-    worker = Worker(claim.jobs.queues, connection=claim.jobs.connection)
     if burst:  # RQ's scheduler moves the due retries once, then the queues are emptied
         games.fire_due_timers(claim)
-        worker.work(burst=True, with_scheduler=True)
+        Worker(claim.jobs.queues, connection=claim.jobs.connection).work(
+            burst=True, with_scheduler=True
+        )
         return 0
-    stop = threading.Event()
+    stop, lane_ended = threading.Event(), threading.Event()
+    threading.Thread(target=watch_lane, args=(lane, stop, lane_ended), daemon=True).start()
+    worker = Worker(claim.jobs.turn_queues, connection=claim.jobs.connection)
     # A Claim of the threads' own, so that a horse forked while one of them uses Redis
     # inherits no connection or lock in the middle of a command.
     background = games.Claim.connect(config)
@@ -141,6 +199,7 @@ def run(config: Config, burst: bool = False) -> int:
         worker.work(with_scheduler=True)
     finally:
         stop.set()
+        stop_lane(lane, lane_ended)
         heartbeat.join()  # its last beat before it is taken back
         with contextlib.suppress(redis.RedisError):  # else the heartbeat runs out
             background.jobs.stopped(worker.name)

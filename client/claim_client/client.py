@@ -60,6 +60,9 @@ from .streams import StreamEvent, server_sent
 
 OVER = ("finished", "aborted")
 RETRIED = (429, 503)  # refused before anything changed, or unavailable for a while
+# 429s that no retry within seconds lifts (a player's places stay held until a
+# challenge is answered or its game ends, an analysis done): raised at once.
+HELD = ("too-many-challenges", "too-many-analyses")
 NOT_CONNECTED = (httpx.ConnectError, httpx.ConnectTimeout)  # nothing was sent
 
 Call = TypeVar("Call", bound=Callable[..., Any])
@@ -90,7 +93,7 @@ class Client:
 
     Requests that change nothing (GET) and moves (their `Idempotency-Key` makes a repeat
     harmless) are sent again when the server is unavailable (503) or the connection
-    fails; every request is sent again after a 429. Each waits the answer's
+    fails; every request is sent again after a 429 (but one of `HELD`). Each waits the answer's
     `Retry-After` (at most `max_wait` seconds), else 0.5 s doubling, `retries` times.
     A live stream that gets no byte for `stall_after` seconds (the server sends a
     keep-alive every 15) is taken for dead and opened again where it stopped; a live
@@ -209,7 +212,9 @@ class Client:
                     raise
             else:
                 self.answered = True
-                busy = response.status_code == 429 or (response.status_code == 503 and repeatable)
+                busy = (response.status_code == 503 and repeatable) or (
+                    response.status_code == 429 and ProblemError.of(response).kind not in HELD
+                )
                 if attempt == self.retries or not busy:
                     break
             self._wait(response, attempt)
@@ -420,9 +425,11 @@ class Client:
         return self._send("GET", f"/challenges/{challenge_id}", self.key)
 
     @operation("GET", "/me/challenges")
-    def my_challenges(self) -> Challenges:
-        """The open challenges from and to the player."""
-        return self._send("GET", "/me/challenges", self.key)
+    def my_challenges(self, offset: int = 0, limit: int = 20) -> Challenges:
+        """The open challenges from and to the player, oldest first: a page of `limit`
+        (20 at most) from `offset`, and their `total`."""
+        params = {"offset": offset, "limit": limit}
+        return self._send("GET", "/me/challenges", self.key, params=params)
 
     @operation("POST", "/challenges/{challenge_id}/accept")
     def accept(self, challenge_id: str) -> Challenge:
@@ -470,9 +477,10 @@ class Client:
 
     @operation("POST", "/games/{game_id}/analysis")
     def ask_analysis(self, game_id: str) -> Analysis:
-        """Ask the workers for the expert's analysis of the ended game (once: asked
-        again, the same one answers): its progress, then every decision judged."""
-        return self._send("POST", f"/games/{game_id}/analysis")
+        """Ask the workers for the expert's analysis of the ended game with the player
+        key (once: asked again, the same one answers): its progress, then every
+        decision judged."""
+        return self._send("POST", f"/games/{game_id}/analysis", self.key)
 
     @operation("GET", "/games/{game_id}/analysis")
     def analysis(self, game_id: str) -> Analysis:

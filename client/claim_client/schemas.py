@@ -115,6 +115,8 @@ class ChallengeSettings(TypedDict, total=False):
 
 class Challenges(TypedDict, total=False):
     challenges: list[Challenge]
+    offset: int
+    total: int
 
 
 class Code(TypedDict, total=False):
@@ -272,6 +274,7 @@ class Health(TypedDict, total=False):
 
 class Inbox(TypedDict, total=False):
     challenges: list[Challenge]
+    challenges_total: int
     games: list[InboxEntry]
     offset: int
     total: int

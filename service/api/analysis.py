@@ -6,8 +6,9 @@ from marshmallow import Schema, fields
 
 from service import games
 
-from .games import claim
-from .problems import Blueprint
+from .auth import bearer_token
+from .games import BEARER, claim
+from .problems import MEDIA_TYPE, Blueprint, ProblemSchema
 
 blp = Blueprint(
     "analysis", __name__, url_prefix="/games", description="The expert's analysis of games"
@@ -86,11 +87,21 @@ def _body(analysis: games.Analysis) -> dict:
 @blp.route("/<game_id>/analysis", methods=["POST"])
 @blp.response(202, AnalysisSchema, description="queued or under way")
 @blp.alt_response(200, schema=AnalysisSchema, description="done")
+@blp.alt_response(
+    429,
+    schema=ProblemSchema,
+    content_type=MEDIA_TYPE,
+    description="`/problems/too-many-analyses`: your analyses under way are the most",
+)
+@blp.doc(security=BEARER)
 def ask(game_id):
-    """Ask the workers for the expert's analysis of an ended game: once per game and
-    analysis version (asked again, the same analysis answers; one that failed starts
-    anew). 409 game-not-over while the game runs."""
-    analysis = games.ask_analysis(claim(), game_id)
+    """Ask the workers for the expert's analysis of an ended game, with your player
+    key (401 without): once per game and analysis version (asked again, the same
+    analysis answers; one that failed starts anew). At most `CLAIM_ANALYSES_QUEUED` (3)
+    of your asking under way at once (429 too-many-analyses); served first come,
+    first served, the asks of the game's own players before the others'. 409
+    game-not-over while the game runs."""
+    analysis = games.ask_analysis(claim(), bearer_token(), game_id)
     return _body(analysis), 200 if analysis.status == "done" else 202
 
 

@@ -10,9 +10,9 @@ from service import games
 from service.games import CHALLENGE_STATUSES
 
 from .auth import bearer_required, bearer_token
-from .fields import Flag
+from .fields import Flag, QueryInteger
 from .games import BEARER, Factions, TurnSettingsSchema, claim
-from .problems import Blueprint
+from .problems import MEDIA_TYPE, Blueprint, ProblemSchema
 
 blp = Blueprint("challenges", __name__, description="Challenge a player or an AI level")
 
@@ -67,7 +67,16 @@ class ChallengeSchema(Schema):
     game_id = fields.String(allow_none=True, metadata={"description": "once accepted"})
 
 
+class ChallengesQuerySchema(Schema):
+    offset = QueryInteger(load_default=0, validate=validate.Range(0, 1_000_000))
+    limit = QueryInteger(
+        load_default=games.LISTED_CHALLENGES, validate=validate.Range(1, games.LISTED_CHALLENGES)
+    )
+
+
 class ChallengesSchema(Schema):
+    total = fields.Integer(metadata={"description": "your open challenges, all pages"})
+    offset = fields.Integer()
     challenges = fields.List(
         fields.Nested(ChallengeSchema), metadata={"description": "oldest first"}
     )
@@ -83,13 +92,23 @@ def challenge_json(shown: games.Shown) -> dict:
 @bearer_required
 @blp.arguments(ChallengeRequestSchema)
 @blp.response(201, ChallengeSchema)
+@blp.alt_response(
+    429,
+    schema=ProblemSchema,
+    content_type=MEDIA_TYPE,
+    description="`/problems/too-many-challenges`: the challenger's places, or the"
+    " challenged's, are all held",
+)
 @blp.doc(security=BEARER)
 def create(args):
     """Challenge a player (by id) or an AI level (`ai:greedy`) to a game with the
     settings `POST /games` takes (but the seats). The challenged player hears of it in
     their stream and inbox; a challenge to an AI level starts its game at once
     (`accepted`, with its `game_id`). An open challenge expires after
-    `CLAIM_CHALLENGE_EXPIRES` seconds."""
+    `CLAIM_CHALLENGE_EXPIRES` seconds. A challenge to a player holds a place while it
+    is open, and once accepted while its game runs: one per challenged player,
+    `CLAIM_CHALLENGES_SENT` (5) in all, and `CLAIM_CHALLENGES_RECEIVED` (20) of the
+    challenged's; beyond, 429 too-many-challenges."""
     to = args.pop("to")
     made = games.challenge(claim(), bearer_token(), to, games.ChallengeSettings(**args))
     location = url_for("challenges.look", challenge_id=made.challenge.id)
@@ -130,9 +149,12 @@ def cancel(challenge_id):
 
 
 @blp.route("/me/challenges", methods=["GET"])
+@blp.arguments(ChallengesQuerySchema, location="query")
 @blp.response(200, ChallengesSchema)
 @blp.doc(security=BEARER)
-def mine():
-    """Your open challenges, sent and received, oldest first."""
-    found = games.open_challenges(claim(), bearer_token())
-    return {"challenges": [challenge_json(shown) for shown in found]}
+def mine(args):
+    """Your open challenges, sent and received, oldest first: `limit` of them from
+    `offset`, and `total`."""
+    found = games.open_challenges(claim(), bearer_token(), args["offset"], args["limit"])
+    challenges = [challenge_json(shown) for shown in found.challenges]
+    return {"total": found.total, "offset": args["offset"], "challenges": challenges}

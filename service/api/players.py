@@ -124,13 +124,17 @@ class RegisteredSeatSchema(Schema):
     seat = fields.Integer()
 
 
+INBOX_CHALLENGES = 10  # the open challenges `/me/games` lists beside a page of games
+
+
 class InboxQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(("open", "running", "finished", "aborted")))
     turn = fields.String(
         validate=validate.OneOf(("mine",)), metadata={"description": "mine: games you must act in"}
     )
     offset = QueryInteger(load_default=0, validate=validate.Range(0, 1_000_000))
-    limit = QueryInteger(load_default=20, validate=validate.Range(1, 100))
+    # 50 games of four seats named with 64 characters each: 48 KB (tests/api/test_floods.py)
+    limit = QueryInteger(load_default=20, validate=validate.Range(1, 50))
 
 
 class InboxSeatSchema(Schema):
@@ -170,8 +174,12 @@ class InboxSchema(Schema):
     games = fields.List(fields.Nested(InboxEntrySchema))
     challenges = fields.List(
         fields.Nested(ChallengeSchema),
-        metadata={"description": "your open challenges, sent and received (/me/challenges)"},
+        metadata={
+            "description": "your open challenges, sent and received, the oldest"
+            f" {INBOX_CHALLENGES} (all of them: /me/challenges)"
+        },
     )
+    challenges_total = fields.Integer(metadata={"description": "your open challenges"})
 
 
 class DeliverySchema(Schema):
@@ -309,13 +317,20 @@ def register_seat(args):
 @blp.doc(security=BEARER)
 def inbox(args):
     """Your games, newest first: whose turn, the deadline, the last thing that happened.
-    `turn=mine` keeps the games waiting for you. And your open challenges."""
+    `turn=mine` keeps the games waiting for you. And your oldest open challenges (all of
+    them: `/me/challenges`)."""
     offset, limit = args["offset"], args["limit"]
     mine = args.get("turn") == "mine"
     key = bearer_token()
     found = games.inbox(claim(), key, args.get("status"), mine, offset, limit)
-    challenges = [challenge_json(shown) for shown in games.open_challenges(claim(), key)]
-    return {"total": found.total, "offset": offset, "games": found.games, "challenges": challenges}
+    challenges = games.open_challenges(claim(), key, limit=INBOX_CHALLENGES)
+    return {
+        "total": found.total,
+        "offset": offset,
+        "games": found.games,
+        "challenges": [challenge_json(shown) for shown in challenges.challenges],
+        "challenges_total": challenges.total,
+    }
 
 
 @blp.route("/me/deliveries", methods=["GET"])

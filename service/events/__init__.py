@@ -27,8 +27,11 @@ from .challenges import (
     CHALLENGE_STATUSES,
     DECLINED,
     EXPIRED,
+    PAIR,
+    SENT_FULL,
     Challenge,
     Challenges,
+    PlacesHeld,
 )
 from .connection import connect, redis_errors
 from .errors import (
@@ -159,9 +162,11 @@ __all__ = [
     "MIN_DECISIONS_PER_SEAT",
     "MIN_OPPONENTS",
     "OPEN",
+    "PAIR",
     "PLAYER_COUNTS",
     "RESIGNED",
     "RUNNING",
+    "SENT_FULL",
     "SIGN_IN",
     "STATUSES",
     "TAKEOVER",
@@ -195,6 +200,7 @@ __all__ = [
     "LobbyFilter",
     "LobbyPage",
     "NewsWaiter",
+    "PlacesHeld",
     "Played",
     "Player",
     "PlayerGames",

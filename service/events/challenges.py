@@ -8,6 +8,12 @@ challenges`, a sorted set of the ids of the player's challenges, sent and receiv
 by creation time. A challenge is kept `KEPT` seconds after it was made (then it
 expires in Redis, and leaves the players' sets at their next challenge), so that a
 player's stream that reconnects within that time hears of what became of it.
+
+Against floods, `<prefix>:player:<id>:challenges:held`: a hash of the challenges that
+hold a place among the player's challenges sent or received, id -> `sent:<to>` (open),
+`sent:<to>:game` (accepted) or `received:<from>`, each added by one script that counts
+the player's first (`hold`). The application releases a place when its challenge is
+declined, cancelled or expired, or once its game has ended.
 """
 
 from __future__ import annotations
@@ -43,6 +49,41 @@ text = cjson.encode(challenge)
 redis.call('SET', KEYS[1], text, 'KEEPTTL')
 return text
 """
+SENT, RECEIVED = "sent:", "received:"  # a held place's direction, then the other player
+PAIR, SENT_FULL, RECEIVED_FULL = "pair", "sent", "received"  # why `hold` refused
+
+# KEYS: the player's held places.  ARGV: the challenge's id, its place (`sent:<to>` or
+# `received:<from>`), the most places of that direction, the seconds to keep the hash.
+# Answers "" once held, "pair" if an open challenge holds `sent:<to>` already, "full"
+# if the player holds the most of that direction.
+HOLD = """
+local direction = string.match(ARGV[2], '^[a-z]+:')
+local count = 0
+for _, place in ipairs(redis.call('HVALS', KEYS[1])) do
+  if direction == 'sent:' and place == ARGV[2] then return 'pair' end
+  if string.sub(place, 1, #direction) == direction then count = count + 1 end
+end
+if count >= tonumber(ARGV[3]) then return 'full' end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+return ''
+"""
+# KEYS: the challenger's held places.  ARGV: the challenge's id, its place once accepted.
+PLAYING = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+return 1
+"""
+
+
+class PlacesHeld(Exception):
+    """No place is left for a new challenge: `reason` is `PAIR`, `SENT_FULL` or
+    `RECEIVED_FULL`."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +112,8 @@ class Challenges:
         self._redis = client
         self._prefix = prefix
         self._close = client.register_script(CLOSE)
+        self._hold = client.register_script(HOLD)
+        self._playing = client.register_script(PLAYING)
 
     def _key(self, challenge_id: str) -> str:
         return f"{self._prefix}:challenge:{{{challenge_id}}}"
@@ -78,16 +121,66 @@ class Challenges:
     def _of(self, player_id: str) -> str:
         return f"{self._prefix}:player:{player_id}:challenges"
 
+    def _held(self, player_id: str) -> str:
+        return f"{self._prefix}:player:{player_id}:challenges:held"
+
+    def hold(self, challenge_id: str, from_player: str, to: str, most: tuple[int, int]) -> str:
+        """Hold a place for a new challenge among the challenger's sent (at most
+        `most[0]`, one of them to `to`) and the challenged's received (at most
+        `most[1]`): "" once both are held, else why not (`PAIR`, `SENT_FULL`,
+        `RECEIVED_FULL`; nothing held)."""
+        sent, received = f"{SENT}{to}", f"{RECEIVED}{from_player}"
+        with redis_errors():
+            refused = self._hold(
+                keys=[self._held(from_player)], args=[challenge_id, sent, most[0], KEPT]
+            ).decode()
+            if refused:
+                return PAIR if refused == PAIR else SENT_FULL
+            if self._hold(keys=[self._held(to)], args=[challenge_id, received, most[1], KEPT]):
+                self.release(from_player, [challenge_id])
+                return RECEIVED_FULL
+        return ""
+
+    def playing(self, challenge: Challenge) -> None:
+        """The accepted challenge's place among the challenger's holds no pair any more
+        (its game runs): the challenger may challenge the same player again."""
+        key = self._held(challenge.from_player)
+        with redis_errors():
+            self._playing(keys=[key], args=[challenge.id, f"{SENT}{challenge.to}:game"])
+
+    def held(self, player_id: str) -> list[str]:
+        """The ids of the challenges holding a place among the player's."""
+        with redis_errors():
+            return [raw.decode() for raw in self._redis.hkeys(self._held(player_id))]
+
+    def release(self, player_id: str, challenge_ids: list[str]) -> None:
+        """The places of `challenge_ids` among the player's are free."""
+        if challenge_ids:
+            with redis_errors():
+                self._redis.hdel(self._held(player_id), *challenge_ids)
+
     def create(
-        self, from_player: str, to: str, settings: dict, at: datetime, expires_at: datetime
+        self,
+        from_player: str,
+        to: str,
+        settings: dict,
+        at: datetime,
+        expires_at: datetime,
+        most: tuple[int, int] | None = None,
     ) -> Challenge:
-        """A new open challenge, listed for both players."""
+        """A new open challenge, listed for both players; with `most`, once a place is
+        held for it (`hold`), else PlacesHeld and nothing kept. Written before its
+        place is held, so that no count of places takes a place just held for a
+        challenge that is gone."""
         challenge = Challenge(
             secrets.token_hex(8), from_player, to, settings, OPEN, at, expires_at, at
         )
         now = at.timestamp()
         with redis_errors():
-            self._redis.set(self._key(challenge.id), _text(challenge), ex=KEPT)
+            self._redis.set(self._key(challenge.id), _text(challenge), ex=KEPT)  # unlisted
+            if most is not None and (refused := self.hold(challenge.id, from_player, to, most)):
+                self._redis.delete(self._key(challenge.id))
+                raise PlacesHeld(refused)
             for player_id in challenge.players:
                 with self._redis.pipeline(transaction=False) as pipe:
                     pipe.zadd(self._of(player_id), {challenge.id: now})
@@ -116,8 +209,13 @@ class Challenges:
         """The player's challenges (sent and received) kept, oldest first."""
         with redis_errors():
             challenge_ids = [raw.decode() for raw in self._redis.zrange(self._of(player_id), 0, -1)]
-            if not challenge_ids:
-                return []
+        return self.get_many(challenge_ids)
+
+    def get_many(self, challenge_ids: list[str]) -> list[Challenge]:
+        """Those of the challenges still kept, in the order of `challenge_ids`."""
+        if not challenge_ids:
+            return []
+        with redis_errors():
             texts = self._texts(challenge_ids)
         return [_challenge(text) for text in texts if text is not None]
 

@@ -2,12 +2,16 @@
 per game and analysis version, computed by the workers, kept as a projection
 (`service/events/analyses.py`).
 
-An analysis is a chain of jobs of `CHUNK` decisions each, every one enqueueing the
-next, so that AI turns queued meanwhile are played between two of them (a worker
-serves the queue `ai` first) rather than after the whole analysis. A job carries the
-game id, the analysis version and its first decision: nothing hidden. Each decision's
-judgement depends on the game and the analysis version only, so a job run twice
-writes the same again.
+An analysis is asked for with a player key; a player has at most
+`Config.analyses_queued` under way of their asking (TooManyAnalyses). It is a chain of
+jobs of `CHUNK` decisions each, every one enqueueing the next at the front of its
+queue, so that the analyses are served first come, first served; the asks of the
+game's own players go on a queue served before the others' (one of them asking for
+an analysis that another asked for moves it there), so that theirs wait for their
+own only. The workers run them in a lane of their own, apart from the AI turns
+(`workers/worker.py`). A job carries the game id, the analysis version and its first
+decision: nothing hidden. Each decision's judgement depends on the game and the
+analysis version only, so a job run twice writes the same again.
 """
 
 from __future__ import annotations
@@ -18,11 +22,12 @@ from dataclasses import dataclass
 import orjson
 
 from service.ai.analysis import ANALYSIS_VERSION, MARKS, Judged, analyse
-from service.events import DecisionMade, Recorded, fold
+from service.events import DecisionMade, Game, Recorded, fold
 from service.events.analyses import DONE, FAILED, RUNNING
 
+from .access import me
 from .claim import Claim
-from .errors import GameNotOver, UnknownGame, use_case
+from .errors import GameNotOver, TooManyAnalyses, UnknownGame, use_case
 from .history import dealt_at
 
 NONE = "none"  # the status of an analysis nobody asked for
@@ -48,20 +53,53 @@ class Analysis:
 
 
 @use_case
-def ask_analysis(claim: Claim, game_id: str) -> Analysis:
-    """Ask for the analysis of the ended game `game_id` (queued unless it was asked
-    for before and has not failed, nor stood still for `STALE` seconds); the analysis
-    as far as it went. GameNotOver while
-    the game runs (its deck is secret: nothing to judge a decision by)."""
+def ask_analysis(claim: Claim, key: str | None, game_id: str) -> Analysis:
+    """The player whose key this is asks for the analysis of the ended game `game_id`
+    (queued unless it was asked for before and has not failed, nor stood still for
+    `STALE` seconds); the analysis as far as it went. GameNotOver while the game runs
+    (its deck is secret: nothing to judge a decision by)."""
+    holder = me(claim, key)
+    game, total = _ended(claim, game_id)
+    own = any(seat.player == holder.id for seat in game.seats)
+    now = claim.clock().timestamp()
+    if claim.analyses.under_way(game_id, ANALYSIS_VERSION, now, STALE):
+        if own:
+            _hurry(claim, game_id)
+        return analysis(claim, game_id)
+    most = claim.config.analyses_queued
+    if not claim.analyses.reserve(holder.id, game_id, ANALYSIS_VERSION, most, now, STALE):
+        raise TooManyAnalyses(
+            f"you have {most} analyses under way, the most (CLAIM_ANALYSES_QUEUED):"
+            " ask again once one is done"
+        )
+    _queue(claim, game_id, total, own)
+    return analysis(claim, game_id)
+
+
+@use_case
+def _ended(claim: Claim, game_id: str) -> tuple[Game, int]:
+    """The ended game and its number of decisions; GameNotOver while it runs."""
     records = claim.store.read(game_id)
     game = fold(game_id, records)
     if game.ending is None:
         raise GameNotOver(f"game {game_id} has not ended: it cannot be analysed yet")
-    total = len(_decisions(records))
+    return game, len(_decisions(records))
+
+
+def _queue(claim: Claim, game_id: str, total: int, own: bool) -> None:
+    """Ask for the analysis and enqueue its first part, unless it is under way."""
     now = claim.clock().timestamp()
-    if claim.analyses.ask(game_id, ANALYSIS_VERSION, total, now, STALE) and total and claim.jobs:
-        claim.jobs.analyse(game_id, ANALYSIS_VERSION, 0)
-    return analysis(claim, game_id)
+    asked = claim.analyses.ask(game_id, ANALYSIS_VERSION, total, now, STALE, own)
+    if asked and total and claim.jobs:
+        claim.jobs.analyse(game_id, ANALYSIS_VERSION, 0, own)
+
+
+def _hurry(claim: Claim, game_id: str) -> None:
+    """A player of the game asked for its analysis under way: its part waiting on the
+    queue of others' asks moves to the players'."""
+    part = claim.analyses.hurry(game_id, ANALYSIS_VERSION)
+    if part is not None and claim.jobs:
+        claim.jobs.hurry_analysis(game_id, ANALYSIS_VERSION, part)
 
 
 @use_case
@@ -104,7 +142,10 @@ def analyse_part(
             kept = judgement(judged, record.version - dealt)
             claim.analyses.judged(game_id, version, judged.index, kept, claim.clock().timestamp())
         if stop < len(decisions):
-            claim.jobs.analyse(game_id, version, stop)
+            claim.analyses.queued_part(game_id, version, stop)
+            claim.jobs.analyse(game_id, version, stop, stored.own, next_part=True)
+            if not stored.own and (again := claim.analyses.read(game_id, version)) and again.own:
+                claim.jobs.hurry_analysis(game_id, version, stop)  # a player asked meanwhile
         elif (now := claim.analyses.read(game_id, version)) and len(now.judged) == stop:
             claim.analyses.set_status(game_id, version, DONE, claim.clock().timestamp())
         return stop
@@ -124,7 +165,7 @@ def requeue_analyses(claim: Claim) -> int:
     asked = 0
     for game_id in dict.fromkeys(game_id for game_id, _ in stored):
         try:
-            ask_analysis(claim, game_id)
+            _queue(claim, game_id, _ended(claim, game_id)[1], own=False)
             asked += 1
         except (UnknownGame, GameNotOver):
             log.warning("game %s: its analysis dropped, not asked again: no ended game", game_id)

@@ -9,6 +9,13 @@ beyond the two people are AI seats of the level `others`. The challenger takes s
 
 The game's id is derived from the challenge's with the server's secret, and the seats'
 joins carry ids derived from it: an accept repeated (or raced) lands on one game.
+
+Against floods, a challenge to a player holds a place while it is open and, once
+accepted, while its game runs: a challenger has `Config.challenges_sent` places in all
+(and one open challenge per challenged player), a player `Config.challenges_received`
+places for the challenges sent to them; a challenge beyond is refused
+(TooManyChallenges). So a bot that accepts every challenge plays at most that many
+games of a flood at once.
 """
 
 from __future__ import annotations
@@ -27,7 +34,10 @@ from service.events import (
     DEFAULT_TIMEOUT_POLICY,
     EXPIRED,
     HUMAN,
+    PAIR,
+    SENT_FULL,
     Challenge,
+    PlacesHeld,
     SeatJoined,
     SeatSpec,
     StaleVersion,
@@ -45,6 +55,7 @@ from .errors import (
     ChallengeNotOpen,
     InvalidRequest,
     NotYourChallenge,
+    TooManyChallenges,
     UnknownChallenge,
     use_case,
 )
@@ -54,6 +65,10 @@ from .play import RANDOM, check_bots_apart, check_timeout_policy, settings_of
 AI_PREFIX = "ai:"
 DEFAULT_OTHERS = "ai:greedy"  # the level of the seats beyond the two people
 _LEVELS = f"ai:<level>, the levels being {', '.join(AI_LEVELS)}"
+# The most open challenges an answer lists (`/me/challenges`' page, a player stream's
+# `state`): 20 with the longest names are 40 KB even when each of their 64 characters is
+# written as a 12-byte escape (tests/api/test_floods.py).
+LISTED_CHALLENGES = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +82,14 @@ class ChallengeSettings:
     timeout_policy: str = DEFAULT_TIMEOUT_POLICY
     rated: bool = False
     others: str = DEFAULT_OTHERS
+
+
+@dataclass(frozen=True, slots=True)
+class OpenChallenges:
+    """A page of a player's open challenges, oldest first, and how many are open."""
+
+    total: int
+    challenges: tuple[Shown, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +159,16 @@ def challenge(claim: Claim, key: str | None, to: str, settings: ChallengeSetting
     check_timeout_policy(settings.rated, settings.move_time_limit, settings.timeout_policy)
     now = claim.clock()
     expires_at = now + timedelta(seconds=claim.config.challenge_expires)
-    made = claim.challenges.create(holder.id, to, asdict(settings), now, expires_at)
     if level is not None:
+        made = claim.challenges.create(holder.id, to, asdict(settings), now, expires_at)
         return shown(claim, _accepted(claim, made))
+    for player_id in (holder.id, to):
+        _free_places(claim, player_id)
+    most = (claim.config.challenges_sent, claim.config.challenges_received)
+    try:
+        made = claim.challenges.create(holder.id, to, asdict(settings), now, expires_at, most)
+    except PlacesHeld as refused:
+        raise _too_many(refused.reason, most) from None
     claim.challenge_timers.set(made.id, 1, expires_at)
     _announce(claim, made)
     return shown(claim, made)
@@ -152,10 +182,15 @@ def look_at(claim: Claim, key: str | None, challenge_id: str) -> Shown:
 
 
 @use_case
-def open_challenges(claim: Claim, key: str | None) -> list[Shown]:
-    """The player's open challenges, sent and received, oldest first."""
+def open_challenges(
+    claim: Claim, key: str | None, offset: int = 0, limit: int = LISTED_CHALLENGES
+) -> OpenChallenges:
+    """The player's open challenges, sent and received, oldest first: `limit` of them
+    from `offset`, and how many there are."""
     player_id = me(claim, key).id
-    return [shown(claim, c) for c in claim.challenges.of(player_id) if c.status == CHALLENGE_OPEN]
+    found = [c for c in claim.challenges.of(player_id) if c.status == CHALLENGE_OPEN]
+    page = found[offset : offset + limit]
+    return OpenChallenges(len(found), tuple(shown(claim, c) for c in page))
 
 
 @use_case
@@ -215,12 +250,52 @@ def _answerable(claim: Claim, player_id: str, challenge_id: str, by_challenged: 
     return found
 
 
+def _too_many(reason: str, most: tuple[int, int]) -> TooManyChallenges:
+    """The refusal of a challenge for which no place is left, saying which."""
+    if reason == PAIR:
+        return TooManyChallenges("you have a challenge to this player open already: one at a time")
+    if reason == SENT_FULL:
+        return TooManyChallenges(
+            f"you have {most[0]} challenges open or their games running, the most"
+            " (CLAIM_CHALLENGES_SENT): wait for an answer, or cancel one"
+        )
+    return TooManyChallenges(
+        "this player has as many challenges open or their games running as they may"
+        " (CLAIM_CHALLENGES_RECEIVED): try again later"
+    )
+
+
+def _free_places(claim: Claim, player_id: str) -> None:
+    """Free the player's places held by challenges no longer open whose games have
+    ended (or that are gone): an accepted one's place is held while its game runs.
+    (Answered otherwise, a challenge frees its places itself; this catches those whose
+    answer was cut short.)"""
+    held = claim.challenges.held(player_id)
+    found = {c.id: c for c in claim.challenges.get_many(held)}
+    accepted = {c.game_id for c in found.values() if c.status == ACCEPTED and c.game_id}
+    made = [
+        game_id for game_id, version in claim.store.versions(sorted(accepted)).items() if version
+    ]
+    ended = {game.id for game in claim.store.load_many(made) if game.ending is not None}
+    free = [
+        challenge_id
+        for challenge_id in held
+        if (c := found.get(challenge_id)) is None
+        or c.status not in (CHALLENGE_OPEN, ACCEPTED)
+        or c.game_id in ended
+    ]
+    claim.challenges.release(player_id, free)
+
+
 def _close(claim: Claim, challenge_id: str, status: str, game_id: str | None = None) -> Challenge:
     closed = claim.challenges.close(challenge_id, status, claim.clock(), game_id)
     if closed is None:
         raise UnknownChallenge(f"no challenge {challenge_id!r}")
     if closed.status != status:
         raise ChallengeNotOpen(f"the challenge is {closed.status}")
+    if status != ACCEPTED:  # an accepted one's places are held while its game runs
+        for player_id in closed.players:
+            claim.challenges.release(player_id, [challenge_id])
     _announce(claim, closed)
     return closed
 
@@ -237,6 +312,7 @@ def _accepted(claim: Claim, challenge: Challenge) -> Challenge:
     if challenge.status == CHALLENGE_OPEN:
         challenge = _close(claim, challenge.id, ACCEPTED, game_id)
         claim.challenge_timers.set(challenge.id, 1, None)
+        claim.challenges.playing(challenge)
     wanted = ChallengeSettings(**challenge.settings)
     people = challenge.players
     level = _level(challenge.to) or _level(wanted.others)

@@ -125,6 +125,15 @@ class TooManyStreams(Refused):
     """The player holds as many player streams open as they may."""
 
 
+class TooManyChallenges(Refused):
+    """The challenger, or the challenged, holds as many open challenges (or their games
+    running) as they may."""
+
+
+class TooManyAnalyses(Refused):
+    """The player has as many analyses queued as they may."""
+
+
 class UnknownChallenge(Refused):
     """No challenge of the caller's has this id."""
 

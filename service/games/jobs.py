@@ -1,7 +1,8 @@
 """The jobs the application asks of the workers, through RQ: AI turns (queue `ai`),
 notifications and the mail of sign-in links and confirmations (queue `webhooks`), the
-expert's analyses of ended games (queue `analysis`, served last: a worker takes an AI
-turn first).
+expert's analyses of ended games (queues `analysis`, asked for by a player of the game,
+and `analysis-others`, served after it by a lane of each worker of their own: an AI
+turn never waits for one).
 
 Each `claim worker` also says every `BEAT` seconds that it is alive, on a key of its
 own that Redis forgets `ALIVE` seconds later, and deletes it when it stops: `/readyz`
@@ -29,7 +30,8 @@ from . import ids
 
 AI = "ai"
 WEBHOOKS = "webhooks"
-ANALYSIS = "analysis"
+ANALYSIS = "analysis"  # asked for by one of the game's players
+ANALYSIS_OTHERS = "analysis-others"  # asked for by anybody else
 ANALYSIS_RETRY = Retry(max=2, interval=[5, 30])
 AI_RETRY = Retry(max=5, interval=[1, 2, 4, 8, 16])  # seconds
 # Four times longer each time: the last try comes about 1.4 hours after the first.
@@ -87,11 +89,23 @@ class Jobs:
         self.ai = Queue(queue_name(AI, prefix), connection=connection)
         self.webhooks = Queue(queue_name(WEBHOOKS, prefix), connection=connection)
         self.analysis = Queue(queue_name(ANALYSIS, prefix), connection=connection)
+        self.analysis_others = Queue(queue_name(ANALYSIS_OTHERS, prefix), connection=connection)
         self._workers = f"{prefix}:workers"  # the names of the workers that have beaten
 
     @property
     def queues(self) -> list[Queue]:
-        return [self.ai, self.webhooks, self.analysis]  # in the order a worker serves them
+        """Every queue, in the order a worker serves them."""
+        return [*self.turn_queues, *self.analysis_queues]
+
+    @property
+    def turn_queues(self) -> list[Queue]:
+        """The queues of a worker's main lane: AI turns first, then notifications."""
+        return [self.ai, self.webhooks]
+
+    @property
+    def analysis_queues(self) -> list[Queue]:
+        """The queues of a worker's analysis lane: a game's own players' asks first."""
+        return [self.analysis, self.analysis_others]
 
     def ai_turn(self, game_id: str, version: int, again: bool = False) -> str:
         """Enqueue the AI turn of `game_id` at `version` (`again`: a sweep's copy of
@@ -146,11 +160,15 @@ class Jobs:
         )
         return job_id
 
-    def analyse(self, game_id: str, version: int, start: int) -> str:
+    def analyse(
+        self, game_id: str, version: int, start: int, own: bool, next_part: bool = False
+    ) -> str:
         """Enqueue a part of the analysis of `game_id` at analysis `version`, from its
-        decision `start`; answer the job id."""
+        decision `start`, on the queue of the game's players' asks if `own`: a first
+        part last (first come, first served), a `next_part` first (an analysis under
+        way goes on before the next starts); answer the job id."""
         job_id = analysis_job(game_id, version, start)
-        self.analysis.enqueue(
+        (self.analysis if own else self.analysis_others).enqueue(
             "workers.jobs.analyse",
             game_id,
             version,
@@ -158,8 +176,18 @@ class Jobs:
             job_id=job_id,
             retry=ANALYSIS_RETRY,
             result_ttl=60,
+            at_front=next_part,
         )
         return job_id
+
+    def hurry_analysis(self, game_id: str, version: int, start: int) -> bool:
+        """Move the part of the analysis from `start`, if it waits on the queue of
+        others' asks, to the end of the game's players': whether it was there."""
+        job_id = analysis_job(game_id, version, start)
+        if not self.analysis_others.remove(job_id):
+            return False  # under way, or on the players' queue already
+        self.analyse(game_id, version, start, own=True)
+        return True
 
     def beat(self, worker: str) -> None:
         """Say that `worker` (a name of its own) is alive, for `ALIVE` seconds; forget

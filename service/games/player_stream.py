@@ -1,6 +1,8 @@
 """A player's stream (`GET /me/stream`): everything that concerns one player, for a
-program that plays. First the situation (`state`: every open and running game of the
-player with whose turn it is, every open challenge sent or received); with the id of
+program that plays. First the situation (`state`: the open and running games of the
+player with whose turn it is, those waiting for the player first, and the oldest open
+challenges sent or received, `STATE_GAMES` and `LISTED_CHALLENGES` of them at most,
+with how many there are: `/me/games` and `/me/challenges` page the rest); with the id of
 the last event seen (`Last-Event-ID`), what it missed meanwhile (games ended,
 challenges answered, rematches offered); then each thing as it happens.
 
@@ -24,7 +26,7 @@ from service.events import ACCEPTED, FINISHED, OPEN, RUNNING, Challenge, Game, S
 from service.events import OPEN as CHALLENGE_OPEN
 
 from .access import me
-from .challenges import challenge_body, shown
+from .challenges import LISTED_CHALLENGES, challenge_body, shown
 from .claim import Claim
 from .errors import TooManyStreams, use_case
 from .inbox import ending_body, rematch_of
@@ -38,6 +40,7 @@ CHALLENGE, REMATCH_OFFERED = "challenge", "rematch-offered"
 MARGIN = 5.0  # seconds before a resumed id whose endings are told again
 RATINGS_WAIT = 10.0  # seconds a rated game's end waits for its ratings before it is told
 RECENT_ENDINGS = timedelta(hours=1)  # ended games whose rematch offers a new stream tells
+STATE_GAMES = 100  # the most games a `state` lists: 20 KB (tests/api/test_floods.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,11 +157,16 @@ class _Stream:
         open_ones = [c for c in challenges if c.status == CHALLENGE_OPEN]
         for c in open_ones:
             self.challenges[c.id] = c.status
+        listed = sorted(running, key=lambda game: not self._seen(game)[2])[:STATE_GAMES]
         yield PlayerEvent(
             STATE,
             {
-                "games": [self._game_entry(game) for game in running],
-                "challenges": [challenge_body(shown(self.claim, c)) for c in open_ones],
+                "games": [self._game_entry(game) for game in listed],
+                "games_total": len(running),
+                "challenges": [
+                    challenge_body(shown(self.claim, c)) for c in open_ones[:LISTED_CHALLENGES]
+                ],
+                "challenges_total": len(open_ones),
             },
             event_id,
         )

@@ -271,6 +271,18 @@ def test_a_move_refused_429_is_sent_again_and_lands_once(server_url):
     assert sum(request.url.path.endswith("/moves") for request in faulty.sent) == 2
 
 
+def test_a_challenge_beyond_the_caps_is_refused_at_once_not_sent_again(server_url):
+    seen = Faulty("", "", 0, forward=False)  # faults nothing: counts the requests
+    ann, bob = Client(server_url, transport=seen), Client(server_url)
+    ann.register("Ann")
+    bob_id = bob.register("Bob")["player_id"]
+    ann.challenge(bob_id)
+    with pytest.raises(ProblemError) as refused:
+        ann.challenge(bob_id)  # one open challenge per challenger and player
+    assert (refused.value.status, refused.value.kind) == (429, "too-many-challenges")
+    assert [request.url.path for request in seen.sent].count("/challenges") == 2
+
+
 def test_a_read_answered_503_is_sent_again(server_url):
     faulty = Faulty("GET", "/readyz", 503, forward=False)
     assert Client(server_url, transport=faulty).ready()["store"] == "ok"
@@ -355,7 +367,12 @@ def test_the_player_stream_states_the_situation_then_tells_what_was_missed(serve
     ann.register("Ann")
     bob_id = bob.register("Bob")["player_id"]
     events = bob.my_events()
-    assert next(events).data == {"games": [], "challenges": []}
+    assert next(events).data == {
+        "games": [],
+        "games_total": 0,
+        "challenges": [],
+        "challenges_total": 0,
+    }
     cancelled = ann.challenge(bob_id)
     told = next(events)
     assert told.type == "challenge"

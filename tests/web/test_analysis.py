@@ -19,6 +19,7 @@ from tests.web.conftest import (
     card_label,
     screenshot,
 )
+from tests.web.test_devices import register
 
 PATIENCE = 180_000  # ms: a bound for a stuck analysis, not a measure of its speed
 
@@ -47,6 +48,7 @@ def step_shown(page) -> int:
 def test_the_replay_draws_the_analysis_with_its_marks_and_the_better_decision(site, new_page):
     game_id, step, blunder, hand = a_game_lost_by_a_blunder(site)
     page = new_page()
+    register(page, "Ann")  # an analysis is asked for with a player key
     failed = []
     page.on("response", lambda response: response.status >= 400 and failed.append(response.url))
     page.goto(f"/replay/{game_id}")
@@ -159,6 +161,15 @@ def test_the_replay_draws_the_analysis_with_its_marks_and_the_better_decision(si
     assert_accessible(phone)
     screenshot(phone, "replay-analysis-phone")
     phone.locator("figure.chances").screenshot(path=SCREENSHOTS / "replay-analysis-phone-graph.png")
+
+
+def test_a_visitor_not_signed_in_is_asked_to_sign_in_to_ask_for_an_analysis(site, new_page):
+    game_id, *_ = a_game_lost_by_a_blunder(site)
+    page = new_page()
+    page.goto(f"/replay/{game_id}")
+    page.wait_for_selector("#ask-analysis-signed-out a[href='/inbox']")
+    assert page.locator("#ask-analysis").count() == 0
+    assert site.call("GET", f"/games/{game_id}/analysis")["status"] == "none"
 
 
 def in_view(page, selector: str) -> bool:

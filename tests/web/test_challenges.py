@@ -53,7 +53,8 @@ def test_an_inbox_that_cannot_look_again_says_so_and_keeps_its_challenges(site, 
     problem = {"status": 503, "detail": "the game store cannot be reached; try again"}
     unavailable = {"status": 503, "content_type": "application/problem+json", "json": problem}
     page.route("**/me/games*", lambda route: route.fulfill(**unavailable))
-    site.call("POST", "/challenges", {"to": ann["id"], "factions": "claim2"}, robo["key"])
+    other = site.call("POST", "/players", {"name": "Robo Two", "bot": True})  # one open a pair
+    site.call("POST", "/challenges", {"to": ann["id"], "factions": "claim2"}, other["key"])
     assert "cannot be reached" in page.wait_for_selector(".notice.error").inner_text()
     assert len(page.query_selector_all("li.challenge")) == 1  # as last seen, not lost
 
@@ -85,6 +86,29 @@ def test_a_refused_challenge_is_told_under_the_form_on_a_phone(site, new_page, t
     page.fill("#challenge-to", "ai:greedy")
     page.click("form[aria-label='challenge a player'] button:text-is('Send')")
     page.wait_for_url("**/play/*")  # an AI accepts at once: to the table
+
+
+def test_the_inbox_pages_older_games_and_says_how_many_challenges_wait(site, new_page):
+    """`/me/games` answers 50 games at most and the 10 oldest open challenges: the inbox
+    shows those, a button for the older games, and how many challenges wait."""
+    page = new_page(viewport=DESKTOP)
+    ann = register(page, "Ann")
+    for _ in range(51):  # Ann leads each: no AI turn to play
+        site.call("POST", "/challenges", {"to": "ai:random", "factions": "claim"}, ann["key"])
+    for n in range(12):
+        other = site.call("POST", "/players", {"name": f"Challenger {n}"})
+        site.call("POST", "/challenges", {"to": ann["id"], "factions": "claim"}, other["key"])
+    page.reload()
+    page.wait_for_selector("#older-games")
+    games = page.locator("ul[aria-label='your games'] > li")
+    assert games.count() == 50
+    assert page.locator("li.challenge").count() == 10
+    assert "The oldest 10 of 12 open challenges" in page.inner_text("#more-challenges")
+    page.click("#older-games")
+    page.wait_for_selector("ul[aria-label='your games'] > li:nth-child(51)")
+    assert games.count() == 51
+    assert page.locator("#older-games").count() == 0
+    assert_accessible(page)
 
 
 def test_the_leaderboard_filters_bots(site, new_page):

@@ -1,17 +1,28 @@
 """Whole games with real `claim worker` processes on a real Redis, and their faults."""
 
 import itertools
+import os
 import time
 
 import pytest
 
 from service import games
 from service.domain import Settings
-from service.events import HUMAN, RUNNING, DecisionMade, SeatJoined, TurnTimedOut, fold
+from service.events import (
+    HUMAN,
+    RUNNING,
+    DecisionMade,
+    GameResigned,
+    SeatJoined,
+    TurnTimedOut,
+    fold,
+)
 from service.games import Change, changed, turns
 from service.games.jobs import ALIVE
-from tests.events.factories import FACTIONS, TOKEN_HASH, new_game, seats
+from tests.events.factories import FACTIONS, TOKEN_HASH, new_game, play, seats
+from tests.processes import descendants
 from tests.workers.conftest import kill
+from workers.worker import ANALYSIS_NICE
 
 GIVE_UP = 120  # seconds: a test that waits longer has failed
 
@@ -173,3 +184,30 @@ def test_a_killed_worker_stops_being_counted_and_a_stopped_one_at_once(claim, st
     stopped.terminate()
     assert stopped.wait(GIVE_UP) == 0
     assert _workers_alive(claim) == 0
+
+
+def test_an_ai_turn_is_played_while_the_analysis_lane_is_busy(claim, store, start_worker):
+    """The analyses run in a lane of their own, at the lowest CPU priority: an AI turn
+    is played while an analysis's part is under way, not after it."""
+    worker = start_worker()
+    claim.jobs.analysis_others.enqueue("time.sleep", GIVE_UP, job_id="a-long-part")
+    started = claim.jobs.analysis_others.started_job_registry
+    _wait_until(lambda: "a-long-part" in started.get_job_ids(), "the part under way")
+    game = new_game(store, players=4, kinds=["greedy"] * 4)
+    turns.follow(claim, game)
+    _wait_until(lambda: store.version(game.id) > game.version, "an AI turn")
+    assert "a-long-part" in started.get_job_ids()  # still under way
+    assert os.getpriority(os.PRIO_PROCESS, worker.pid) == 0
+    lanes = {os.getpriority(os.PRIO_PROCESS, pid) for pid in descendants(worker.pid)}
+    assert ANALYSIS_NICE in lanes  # the analysis lane and its work horse
+
+
+def test_the_analysis_lane_analyses_a_game_to_its_end(claim, client, store, start_worker):
+    game = play(store, new_game(store, seed=3), moves=6)
+    store.append(game.id, [GameResigned(seat=game.state.to_act)], game.version)
+    key = client.post("/players", json={"name": "Ann"}).json["key"]
+    asked = client.post(f"/games/{game.id}/analysis", headers={"Authorization": f"Bearer {key}"})
+    assert asked.status_code == 202
+    start_worker()
+    _wait_until(lambda: games.analysis(claim, game.id).status == "done", "the analysis done")
+    assert len(games.analysis(claim, game.id).judged) == 6

@@ -15,10 +15,12 @@ const marks = (count, mark) => plural(count, mark, mark === "inaccuracy" ? "inac
 const asked = (analysis) => ["queued", "running", "done"].includes(analysis?.status);
 
 // By the step controls: the button that asks for the analysis (`analysis` null while
-// unknown: nothing), or a link down to it once asked for.
+// unknown: nothing), or a link down to it once asked for; `onAsk` null (nobody signed
+// in: an analysis is asked for with a player key), a link to sign in.
 export function analysisControl(analysis, onAsk) {
   if (!analysis) return null;
   if (asked(analysis)) return h("a", { href: "#analysis" }, analysis.status === "done" ? "The expert's analysis ↓" : "The expert's analysis under way ↓");
+  if (!onAsk) return h("p", { class: "muted", id: "ask-analysis-signed-out" }, h("a", { href: "/inbox" }, "Register or sign in"), " to ask the expert to analyse this game.");
   return h("button", { type: "button", class: "primary", id: "ask-analysis", onclick: onAsk }, "Analyse this game");
 }
 

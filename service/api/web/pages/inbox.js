@@ -45,7 +45,7 @@ function challengeText(c, me) {
 // Open challenges, each with what may be done to it: accept or decline one sent to
 // you, cancel one you sent. `changed(game id?)` after an answer, `refused(error)` after
 // a refusal.
-function challengeList(challenges, me, changed, refused) {
+function challengeList(challenges, total, me, changed, refused) {
   const act = (c, action, label) => h("button", { type: "button", "aria-label": `${label} the challenge of ${c.from === me.id ? "yours to " + c.to_name : c.from_name}`, onclick: async () => {
     try {
       const done = await api("POST", `/challenges/${c.id}/${action}`, { credential: me.key });
@@ -54,7 +54,10 @@ function challengeList(challenges, me, changed, refused) {
   } }, label);
   const items = challenges.map((c) => h("li", { class: "challenge", "data-challenge": c.id }, h("div", {}, challengeText(c, me)),
     h("div", { class: "game-go" }, c.to === me.id ? [act(c, "accept", "Accept"), " ", act(c, "decline", "Decline")] : act(c, "cancel", "Cancel"))));
-  return items.length ? h("ul", { class: "games", "aria-label": "open challenges" }, items) : h("p", { class: "muted" }, "No open challenge.");
+  if (!items.length) return h("p", { class: "muted" }, "No open challenge.");
+  const more = total > items.length ? h("p", { class: "muted", id: "more-challenges" },
+    `The oldest ${items.length} of ${total} open challenges: answer them, and the next come.`) : null;
+  return [h("ul", { class: "games", "aria-label": "open challenges" }, items), more];
 }
 
 // Challenge a player (by the id they gave you) or an AI level.
@@ -72,6 +75,8 @@ function challengeForm(me, changed, refused) {
   } }, h("label", { class: "inline", for: "challenge-to" }, "Challenge"), to, players,
   h("label", { class: "inline", for: "challenge-rated" }, rated, " rated"), h("button", { type: "submit" }, "Send"));
 }
+
+const PAGE = 50;  // games a look asks for: the most /me/games answers at once
 
 // What the page listens to, to let go of when it is drawn anew (registered, signed out).
 let listening = null;
@@ -110,14 +115,21 @@ export default async function inboxPage(welcome = null) {
   let live = null;
   let versions = new Map();  // game id -> its entry, as shown
   let watched = [];
+  let pages = 1;  // of the server's pages of games shown, the newest first
   async function draw() {
     try {
-      const found = await api("GET", "/me/games?limit=100", { credential: me.key });
+      const found = await api("GET", `/me/games?limit=${PAGE}`, { credential: me.key });
+      for (let n = 1; n < pages && found.games.length < found.total; n += 1) {
+        const older = await api("GET", `/me/games?limit=${PAGE}&offset=${n * PAGE}`, { credential: me.key });
+        found.games.push(...older.games);
+      }
       const games = [...found.games].sort((a, b) => (b.your_turn - a.your_turn));
       showTurns(games.filter((entry) => entry.your_turn).length, "Inbox");
-      redraw(challengeArea, challengeList(found.challenges ?? [], me, challenged, refused));
+      redraw(challengeArea, challengeList(found.challenges ?? [], found.challenges_total ?? 0, me, challenged, refused));
+      const older = found.total > games.length ? h("button", { type: "button", id: "older-games", onclick: () => { pages += 1; draw(); } },
+        `Older games (${found.total - games.length} more)`) : null;
       redraw(list, h("h2", { id: "inbox-games" }, "Your games"),
-        gameList("your games", games.map(entryItem), "No games yet: join a game with an invite link while signed in, and it comes here."));
+        gameList("your games", games.map(entryItem), "No games yet: join a game with an invite link while signed in, and it comes here."), older);
       versions = new Map(games.filter((entry) => entry.status === "running" || entry.status === "open").slice(0, 40).map((entry) => [entry.game_id, entry]));
       if (live && [...versions.keys()].join() !== watched.join()) live.update({ games: watched = [...versions.keys()] });
     } catch (error) {

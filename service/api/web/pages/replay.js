@@ -8,6 +8,7 @@ import { analysisControl, analysisPanel, markedNote, showStep, showVerdict } fro
 import { api } from "../api.js";
 import { failure, h, panel, show } from "../dom.js";
 import { replayProof } from "../proof.js";
+import { player } from "../store.js";
 import { factionsPanel, resultPanel } from "../scoreboard.js";
 import { tableElement } from "../table.js";
 import { readable } from "../words.js";
@@ -27,9 +28,10 @@ export default async function replayPage(gameId) {
   const analysisBox = h("div");
   const analysisTop = h("div", { class: "analysis-control" });
   let analysis = null;  // the API's answer, once known
+  const key = player()?.key;  // an analysis is asked for by a registered player
   const drawAnalysis = () => {
     if (!over) return;
-    analysisTop.replaceChildren(analysisControl(analysis, ask) ?? "");
+    analysisTop.replaceChildren(analysisControl(analysis, key ? ask : null) ?? "");
     analysisBox.replaceChildren(analysisPanel(game, analysis, last, Math.max(0, current), { onStep: go }) ?? "");
   };
   async function follow(answer) {  // the analysis until it is done or failed
@@ -44,7 +46,7 @@ export default async function replayPage(gameId) {
     if (analysis.status === "done") await go(current, false, true);  // its verdict on the step shown
   }
   async function ask() {
-    try { await follow(await api("POST", `/games/${gameId}/analysis`)); } catch (error) { analysisBox.append(failure(error)); }
+    try { await follow(await api("POST", `/games/${gameId}/analysis`, { credential: key })); } catch (error) { analysisBox.append(failure(error)); }
   }
   // Go to `step`; `reveal`: bring the verdict on it into view (a mark or the graph
   // was chosen); `again`: draw it even if it is the step shown (the analysis came).
