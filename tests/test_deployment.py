@@ -76,16 +76,22 @@ def deployment(cluster_url, single_redis_url, tmp_path):
 
 
 def readiness(host: str, workers: int) -> dict | None:
-    """The host's readiness once it counts `workers` workers alive."""
+    """The host's readiness once it counts `workers` workers alive, playing the expert."""
     ready = requests.get(f"{host}/readyz", timeout=5).json()
-    return ready if ready.get("workers") == workers else None
+    return ready if (ready.get("workers"), ready.get("expert")) == (workers, "ready") else None
 
 
 def test_two_api_hosts_and_two_workers_on_a_cluster_play_a_game(deployment):
     rng = random.Random(3)
     for host in deployment.hosts:
         ready = until(lambda host=host: readiness(host, workers=2), "no heartbeats seen", PATIENCE)
-        assert ready == {"status": "ready", "store": "ok", "queues": "ok", "workers": 2}
+        assert ready == {
+            "status": "ready",
+            "store": "ok",
+            "queues": "ok",
+            "workers": 2,
+            "expert": "ready",
+        }
     seats = [{"kind": "human"}, {"kind": "ai", "level": "greedy"}]
     game = requests.post(f"{deployment.hosts[0]}/games", json={"players": 2, "seats": seats}).json()
     invite = game["invites"][0]["invite"]

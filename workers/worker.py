@@ -1,12 +1,19 @@
-"""`claim worker`: RQ's own `Worker` on the queues `ai` and `webhooks` (served in that
-order), with RQ's own scheduler (it moves retried jobs back to their queues), a clock
-thread that fires the timers falling due and sweeps for lost AI turns, and a heartbeat
-thread that says every two seconds that the worker is alive (`/readyz` counts them).
-Beside it, forked from it, the analysis lane: another RQ `Worker` on the queues
-`analysis` and `analysis-others`, at the lowest CPU priority (`ANALYSIS_NICE`), so that
-an analysis (seconds of a core) never holds up an AI turn (a fraction of a second),
-neither in the queue nor for a core (`bench/ai_turns.py --analyses 50`). With
-`--burst`, one `Worker` serves every queue.
+"""`claim worker`: RQ's own `Worker` on the queues `ai` (the AI levels that search
+nothing: random, greedy) and `webhooks`, served in that order, with RQ's own scheduler
+(it moves retried jobs back to their queues), a clock thread that fires the timers
+falling due and sweeps for lost AI turns, and a heartbeat thread that says every two
+seconds that the worker is alive (`/readyz` counts them). It plays from its first
+second. Beside it, forked from it before its threads start, the expert lane: it loads
+the expert's compiled search (numba compiles it at a first start, about a minute, then
+loads it from its cache in a second), and only then serves `ai-expert` with an RQ
+`Worker` of its own and says so by a heartbeat of its own (`/readyz`: `expert`
+`loading`, then `ready`). Forked from the expert lane once it has loaded, the analysis
+lane: another RQ `Worker` on the queues `analysis` and `analysis-others`, at the lowest
+CPU priority (`ANALYSIS_NICE`), so that an analysis (seconds of a core) never holds up
+an AI turn (a fraction of a second), neither in the queue nor for a core
+(`bench/ai_turns.py --analyses 50`). Each lane ends with the process that forked it,
+and that one stops when a lane ends by itself (its supervisor starts them all again).
+With `--burst`, the expert is loaded first and one `Worker` serves every queue.
 
 RQ is used through its public API only. Its `Worker` forks a work horse per job, as
 RQ's documentation advises for production (a job that crashes or leaks takes only its
@@ -28,18 +35,15 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 import redis
 from rq import Worker
 
 from service import ai, games
 from service.config import Config
-from service.games.jobs import BEAT
-from service.runtime.processes import (
-    end_surely_with_parent,
-    end_with_parent,
-    ending_with_this_process,
-)
+from service.games.jobs import BEAT, EXPERTS, WORKERS
+from service.runtime.processes import end_surely_with_parent, forks_end_with_their_parent
 
 from . import jobs
 
@@ -50,7 +54,7 @@ UNAVAILABLE_TICK = 1.0  # the same while the store does not answer
 # the job under way finish) before it is killed.
 ORPHAN_GRACE = 10.0
 ANALYSIS_NICE = 19  # the analysis lane's: a core it shares with an AI turn goes to the turn
-LANE_GRACE = 60.0  # seconds the analysis lane has to finish its part once asked to stop
+LANE_GRACE = 60.0  # seconds a lane has to finish its job under way once asked to stop
 
 
 def keep_time(claim: games.Claim, stop: threading.Event) -> None:
@@ -77,11 +81,12 @@ def keep_time(claim: games.Claim, stop: threading.Event) -> None:
             log.exception("the clock thread failed")
 
 
-def keep_alive(queues: games.Jobs, name: str, stop: threading.Event) -> None:
-    """Until `stop` is set: say every `BEAT` seconds that the worker `name` is alive."""
+def keep_alive(queues: games.Jobs, name: str, stop: threading.Event, role: str = WORKERS) -> None:
+    """Until `stop` is set: say every `BEAT` seconds that the worker `name` is alive
+    (in `role`: a worker, or its expert lane)."""
     while True:
         try:
-            queues.beat(name)
+            queues.beat(name, role)
         except redis.RedisError:
             pass  # the clock thread tells of the outage; the heartbeat runs out meanwhile
         except Exception:  # tried again at the next beat
@@ -91,11 +96,15 @@ def keep_alive(queues: games.Jobs, name: str, stop: threading.Event) -> None:
 
 
 def load_the_expert() -> bool:
-    """Load the expert's compiled rollouts once, before the work horses fork (numba
-    compiles them at the first start, then loads them from its cache), and say so:
-    the first start waits about a minute here. False, said, when numba has nowhere
-    to keep its cache."""
-    print("claim worker: loading the expert's compiled rollouts", file=sys.stderr, flush=True)
+    """Load the expert's compiled search once, before the work horses fork (numba
+    compiles it at the first start, then loads it from its cache), and say so. False,
+    said, when numba has nowhere to keep its cache."""
+    print(
+        "claim worker: loading the expert's compiled search; random and greedy play meanwhile"
+        " (a first start compiles it: about a minute)",
+        file=sys.stderr,
+        flush=True,
+    )
     start = time.monotonic()
     try:
         ai.warm()
@@ -103,61 +112,115 @@ def load_the_expert() -> bool:
         if "cannot cache function" not in str(error):
             raise
         print(
-            "claim worker: numba has no directory to cache the expert's compiled rollouts"
+            "claim worker: numba has no directory to cache the expert's compiled search"
             f" in ({error}): let this user write in {pathlib.Path(ai.__file__).parent}"
             "/__pycache__, or set NUMBA_CACHE_DIR to a directory it may write",
             file=sys.stderr,
         )
         return False
     print(
-        f"claim worker: the expert's rollouts ready in {time.monotonic() - start:.1f} s"
-        " (a first start compiles them: about a minute)",
+        f"claim worker: the expert plays, its search loaded in {time.monotonic() - start:.1f} s",
         file=sys.stderr,
         flush=True,
     )
     return True
 
 
-def start_analysis_lane(claim: games.Claim) -> int:
-    """Fork the analysis lane: an RQ `Worker` of its own on the analysis queues, at
-    the lowest CPU priority, ending with this process; answer its pid. (Before this
-    process's threads start: no lock of theirs is held at the fork.)"""
-    worker = os.getpid()
-    pid = os.fork()
-    if pid:
-        return pid
-    status = 1
+class Lane:
+    """A process forked from the worker (or from a lane) to serve queues of its own,
+    ending with the process that forked it; that one watches it (`watch`) and stops it
+    (`stop`)."""
+
+    def __init__(self, name: str, pid: int):
+        self.name = name
+        self.pid = pid
+        self.ended = threading.Event()
+        self.failed = False  # it ended without being asked to
+
+    @classmethod
+    def start(cls, name: str, serve: Callable[[], int]) -> Lane:
+        """Fork the lane `name`, which runs `serve()` and exits with what it answers,
+        ending with this process (`forks_end_with_their_parent`). (Before this process's
+        threads start: no lock of theirs is held at the fork.)"""
+        pid = os.fork()
+        if pid:
+            return cls(name, pid)
+        status = 1
+        try:
+            end_surely_with_parent(ORPHAN_GRACE)
+            status = serve()
+        except BaseException:
+            log.exception("the %s failed", name)
+        finally:
+            os._exit(status)
+
+    def watch(self, stop: threading.Event) -> None:
+        """Wait for the lane to end (on a thread of its own): if this process has not
+        been asked to stop, it stops too."""
+        os.waitpid(self.pid, 0)
+        self.ended.set()
+        if not stop.is_set():
+            self.failed = True
+            log.error("the %s ended: the worker stops", self.name)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    def stop(self) -> None:
+        """Ask the lane to stop after its job under way; kill it if it has not within
+        `LANE_GRACE`."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
+            if not self.ended.wait(LANE_GRACE):
+                os.kill(self.pid, signal.SIGKILL)
+
+
+def serve(
+    claim: games.Claim,
+    queues: list,
+    lane: Lane | None = None,
+    role: str | None = None,
+    clock: bool = False,
+) -> int:
+    """Serve `queues` with RQ's `Worker` until stopped, watching `lane` (forked from
+    here before); with `role`, beat in it; with `clock`, fire the timers too. Answer
+    1 if the lane ended by itself, else 0."""
+    stop = threading.Event()
+    if lane is not None:
+        threading.Thread(target=lane.watch, args=(stop,), daemon=True).start()
+    worker = Worker(queues, connection=claim.jobs.connection)
+    # A Claim of the threads' own, so that a horse forked while one of them uses Redis
+    # inherits no connection or lock in the middle of a command.
+    background = games.Claim.connect(claim.config)
+    if clock:
+        threading.Thread(target=keep_time, args=(background, stop), daemon=True).start()
+    beat = (background.jobs, worker.name, stop, role)
+    heartbeat = threading.Thread(target=keep_alive, args=beat, daemon=True)
+    if role is not None:
+        heartbeat.start()
     try:
-        end_with_parent(worker)
-        end_surely_with_parent(ORPHAN_GRACE)
-        os.register_at_fork(after_in_child=ending_with_this_process())  # its horses
-        os.nice(ANALYSIS_NICE)
-        lane = Worker(claim.jobs.analysis_queues, connection=claim.jobs.connection)
-        lane.work(with_scheduler=True)
-        status = 0
-    except BaseException:
-        log.exception("the analysis lane failed")
+        worker.work(with_scheduler=True)
     finally:
-        os._exit(status)
+        stop.set()
+        if lane is not None:
+            lane.stop()
+        if role is not None:
+            heartbeat.join()  # its last beat before it is taken back
+            with contextlib.suppress(redis.RedisError):  # else the heartbeat runs out
+                background.jobs.stopped(worker.name, role)
+    return 1 if lane is not None and lane.failed else 0
 
 
-def watch_lane(pid: int, stop: threading.Event, ended: threading.Event) -> None:
-    """Wait for the analysis lane to end: if the worker has not been asked to stop,
-    stop it too (its supervisor starts both again)."""
-    os.waitpid(pid, 0)
-    ended.set()
-    if not stop.is_set():
-        log.error("the analysis lane ended: the worker stops")
-        os.kill(os.getpid(), signal.SIGTERM)
+def expert_lane(claim: games.Claim) -> int:
+    """The expert lane: load the expert's search, fork the analysis lane (which needs
+    it too), then serve the expert's turns."""
+    if not load_the_expert():
+        return 1
 
+    def analyse() -> int:
+        os.nice(ANALYSIS_NICE)
+        return serve(claim, claim.jobs.analysis_queues)
 
-def stop_lane(pid: int, ended: threading.Event) -> None:
-    """Ask the analysis lane to stop after its part under way; kill it if it has not
-    within `LANE_GRACE`."""
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
-        if not ended.wait(LANE_GRACE):
-            os.kill(pid, signal.SIGKILL)
+    analysis = Lane.start("analysis lane", analyse)
+    return serve(claim, [claim.jobs.expert_ai], analysis, role=EXPERTS)
 
 
 def run(config: Config, burst: bool = False) -> int:
@@ -171,36 +234,16 @@ def run(config: Config, burst: bool = False) -> int:
         where = "REDIS_URL" if config.redis_url else "the embedded Redis of `claim serve` here"
         print(f"claim worker: no Redis ({where}): {error}", file=sys.stderr)
         return 1
-    jobs.use(claim)  # the work horses, forked from this process, use it
-    if not load_the_expert():  # ... and the expert's compiled rollouts
-        return 1
-    # The analysis lane, RQ's schedulers and work horses are forked from here: each
-    # ends when the process that forked it does (the lane registers its own, first).
-    lane = None if burst else start_analysis_lane(claim)
-    os.register_at_fork(after_in_child=ending_with_this_process())
+    jobs.use(claim)  # the work horses, forked from this process or a lane, use it
+    # The lanes, RQ's schedulers and work horses: each ends when what forked it does.
+    forks_end_with_their_parent()
     if burst:  # RQ's scheduler moves the due retries once, then the queues are emptied
+        if not load_the_expert():
+            return 1
         games.fire_due_timers(claim)
         Worker(claim.jobs.queues, connection=claim.jobs.connection).work(
             burst=True, with_scheduler=True
         )
         return 0
-    stop, lane_ended = threading.Event(), threading.Event()
-    threading.Thread(target=watch_lane, args=(lane, stop, lane_ended), daemon=True).start()
-    worker = Worker(claim.jobs.turn_queues, connection=claim.jobs.connection)
-    # A Claim of the threads' own, so that a horse forked while one of them uses Redis
-    # inherits no connection or lock in the middle of a command.
-    background = games.Claim.connect(config)
-    threading.Thread(target=keep_time, args=(background, stop), daemon=True).start()
-    heartbeat = threading.Thread(
-        target=keep_alive, args=(background.jobs, worker.name, stop), daemon=True
-    )
-    heartbeat.start()
-    try:
-        worker.work(with_scheduler=True)
-    finally:
-        stop.set()
-        stop_lane(lane, lane_ended)
-        heartbeat.join()  # its last beat before it is taken back
-        with contextlib.suppress(redis.RedisError):  # else the heartbeat runs out
-            background.jobs.stopped(worker.name)
-    return 0
+    lane = Lane.start("expert lane", lambda: expert_lane(claim))
+    return serve(claim, claim.jobs.turn_queues, lane, role=WORKERS, clock=True)

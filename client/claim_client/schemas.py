@@ -494,6 +494,7 @@ class RatingChange(TypedDict, total=False):
 
 
 class Ready(TypedDict, total=False):
+    expert: Literal["ready", "loading", "none"]
     queues: Literal["ok", "off", "down"]
     status: str
     store: Literal["ok"]

@@ -41,19 +41,29 @@ class ReadySchema(Schema):
     workers = fields.Integer(
         metadata={"description": "workers alive, each with a heartbeat of the last few seconds"}
     )
+    expert = fields.String(
+        metadata={
+            "enum": ["ready", "loading", "none"],
+            "description": "ready: a worker plays the expert; loading: the workers play the"
+            " other levels while their expert's search loads (a first start compiles it,"
+            " about a minute), its turns wait; none: no worker",
+        }
+    )
 
 
 @blp.route("/readyz", methods=["GET"])
 @blp.response(200, ReadySchema)
 def readyz():
     """Ready when the game store answers (503 when not); says whether the job queues'
-    Redis answers and how many workers are alive (0: AI seats and deadlines wait for
-    one)."""
+    Redis answers, how many workers are alive (0: AI seats and deadlines wait for one)
+    and whether they play the expert yet."""
     state = games.readiness(claim())
     if not state.ready:
         raise Problem("store-unavailable", "not ready: store unreachable")
     queues = {None: "off", True: "ok", False: "down"}[state.queues]
-    return {"status": "ready", "store": "ok", "queues": queues, "workers": state.workers}
+    expert = "ready" if state.experts else "loading" if state.workers else "none"
+    body = {"status": "ready", "store": "ok", "queues": queues, "workers": state.workers}
+    return body | {"expert": expert}
 
 
 @blp.route("/openapi.yaml", methods=["GET"])

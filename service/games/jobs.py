@@ -1,12 +1,14 @@
-"""The jobs the application asks of the workers, through RQ: AI turns (queue `ai`),
-notifications and the mail of sign-in links and confirmations (queue `webhooks`), the
-expert's analyses of ended games (queues `analysis`, asked for by a player of the game,
-and `analysis-others`, served after it by a lane of each worker of their own: an AI
-turn never waits for one).
+"""The jobs the application asks of the workers, through RQ: AI turns (queue `ai`, and
+`ai-expert` for the expert's, served by a lane of each worker that has its search
+loaded: the other levels play while it loads), notifications and the mail of sign-in
+links and confirmations (queue `webhooks`), the expert's analyses of ended games
+(queues `analysis`, asked for by a player of the game, and `analysis-others`, served
+after it by a lane of each worker of their own: an AI turn never waits for one).
 
 Each `claim worker` also says every `BEAT` seconds that it is alive, on a key of its
-own that Redis forgets `ALIVE` seconds later, and deletes it when it stops: `/readyz`
-counts these (RQ's own heartbeat of an idle worker comes every 7 minutes only).
+own that Redis forgets `ALIVE` seconds later, and deletes it when it stops, and its
+expert lane likewise once the expert's search is loaded (`WORKERS`, `EXPERTS`):
+`/readyz` counts these (RQ's own heartbeat of an idle worker comes every 7 minutes only).
 
 A job carries ids only, `(game id, version)`, and for a notification the kind, the
 player and the channel, for a mail of sign-in links or of a confirmation the player
@@ -28,7 +30,8 @@ from service.events import CONFIRMATION, SIGN_IN
 
 from . import ids
 
-AI = "ai"
+AI = "ai"  # the turns of the levels that search nothing (random, greedy)
+EXPERT_AI = "ai-expert"  # the expert's turns
 WEBHOOKS = "webhooks"
 ANALYSIS = "analysis"  # asked for by one of the game's players
 ANALYSIS_OTHERS = "analysis-others"  # asked for by anybody else
@@ -42,6 +45,7 @@ MAIL_JOBS = {SIGN_IN: "workers.jobs.sign_in", CONFIRMATION: "workers.jobs.confir
 AGAIN = "-again"  # the end of the id of a job that a sweep enqueued again
 BEAT = 2  # seconds between two heartbeats of a worker
 ALIVE = 3 * BEAT  # seconds a heartbeat counts: a worker missing three is not counted
+WORKERS, EXPERTS = "workers", "experts"  # who beats: a worker, or its expert lane once loaded
 
 
 def ai_turn_job(game_id: str, version: int) -> str:
@@ -87,15 +91,16 @@ class Jobs:
     def __init__(self, connection: redis.Redis, prefix: str):
         self.connection = connection
         self.ai = Queue(queue_name(AI, prefix), connection=connection)
+        self.expert_ai = Queue(queue_name(EXPERT_AI, prefix), connection=connection)
         self.webhooks = Queue(queue_name(WEBHOOKS, prefix), connection=connection)
         self.analysis = Queue(queue_name(ANALYSIS, prefix), connection=connection)
         self.analysis_others = Queue(queue_name(ANALYSIS_OTHERS, prefix), connection=connection)
-        self._workers = f"{prefix}:workers"  # the names of the workers that have beaten
+        self._prefix = prefix
 
     @property
     def queues(self) -> list[Queue]:
         """Every queue, in the order a worker serves them."""
-        return [*self.turn_queues, *self.analysis_queues]
+        return [self.ai, self.expert_ai, self.webhooks, *self.analysis_queues]
 
     @property
     def turn_queues(self) -> list[Queue]:
@@ -107,11 +112,12 @@ class Jobs:
         """The queues of a worker's analysis lane: a game's own players' asks first."""
         return [self.analysis, self.analysis_others]
 
-    def ai_turn(self, game_id: str, version: int, again: bool = False) -> str:
-        """Enqueue the AI turn of `game_id` at `version` (`again`: a sweep's copy of
-        a job that was lost); answer the job id."""
+    def ai_turn(self, game_id: str, version: int, searching: bool, again: bool = False) -> str:
+        """Enqueue the AI turn of `game_id` at `version`, on the expert's queue if the
+        AI `searching` is the expert (`again`: a sweep's copy of a job that was lost);
+        answer the job id."""
         job_id = ai_turn_job(game_id, version) + (AGAIN if again else "")
-        self.ai.enqueue(
+        (self.expert_ai if searching else self.ai).enqueue(
             "workers.jobs.ai_turn",
             game_id,
             version,
@@ -125,7 +131,7 @@ class Jobs:
         """The ids of the AI turns' jobs in the queue: not lost, only not run yet. (A
         job's status does not tell: a worker killed just after taking a job from the
         queue leaves it `queued` but nowhere.)"""
-        return frozenset(self.ai.get_job_ids())
+        return frozenset(self.ai.get_job_ids()) | frozenset(self.expert_ai.get_job_ids())
 
     def deliver(self, channel: str, notice: Notice) -> str:
         """Enqueue one notification by `channel`; answer the job id (the same for the
@@ -189,37 +195,41 @@ class Jobs:
         self.analyse(game_id, version, start, own=True)
         return True
 
-    def beat(self, worker: str) -> None:
-        """Say that `worker` (a name of its own) is alive, for `ALIVE` seconds; forget
-        the workers whose heartbeat has run out (one that beats again meanwhile is
-        counted again at its next beat)."""
+    def beat(self, worker: str, role: str = WORKERS) -> None:
+        """Say that `worker` (a name of its own) is alive in `role`, for `ALIVE`
+        seconds; forget those whose heartbeat has run out (one that beats again
+        meanwhile is counted again at its next beat)."""
+        beating = self._beating(role)
         with self.connection.pipeline() as pipeline:
-            pipeline.set(self._alive(worker), 1, ex=ALIVE)
-            pipeline.sadd(self._workers, worker)
-            pipeline.expire(self._workers, ALIVE)  # gone once every worker is
-            pipeline.smembers(self._workers)
+            pipeline.set(f"{beating}:{worker}", 1, ex=ALIVE)
+            pipeline.sadd(beating, worker)
+            pipeline.expire(beating, ALIVE)  # gone once every one is
+            pipeline.smembers(beating)
             names = [name.decode() for name in pipeline.execute()[-1]]
         with self.connection.pipeline() as pipeline:
             for name in names:
-                pipeline.exists(self._alive(name))
+                pipeline.exists(f"{beating}:{name}")
             alive = pipeline.execute()
-        if dead := [name for name, beating in zip(names, alive, strict=True) if not beating]:
-            self.connection.srem(self._workers, *dead)
+        if dead := [name for name, beats in zip(names, alive, strict=True) if not beats]:
+            self.connection.srem(beating, *dead)
 
-    def stopped(self, worker: str) -> None:
-        """Say that `worker` stopped: it is counted no more."""
+    def stopped(self, worker: str, role: str = WORKERS) -> None:
+        """Say that `worker` stopped (in `role`): it is counted no more."""
+        beating = self._beating(role)
         with self.connection.pipeline() as pipeline:
-            pipeline.delete(self._alive(worker))
-            pipeline.srem(self._workers, worker)
+            pipeline.delete(f"{beating}:{worker}")
+            pipeline.srem(beating, worker)
             pipeline.execute()
 
-    def workers_alive(self) -> int:
-        """How many workers have a heartbeat that has not run out."""
-        names = [name.decode() for name in self.connection.smembers(self._workers)]
-        return self.connection.exists(*map(self._alive, names)) if names else 0
+    def alive(self, role: str = WORKERS) -> int:
+        """How many workers (or expert lanes) have a heartbeat that has not run out."""
+        beating = self._beating(role)
+        names = [name.decode() for name in self.connection.smembers(beating)]
+        return self.connection.exists(*(f"{beating}:{name}" for name in names)) if names else 0
 
-    def _alive(self, worker: str) -> str:
-        return f"{self._workers}:{worker}"
+    def _beating(self, role: str) -> str:
+        """The set of the names that beat in `role` (each one's key: the set's, `:name`)."""
+        return f"{self._prefix}:{role}"
 
     @staticmethod
     def delivery_attempt(retries_left: int | None) -> int:

@@ -19,6 +19,7 @@ from service.events import (
 
 from .claim import Claim
 from .errors import use_case
+from .jobs import EXPERTS, WORKERS
 
 
 @use_case
@@ -55,6 +56,7 @@ class Readiness:
     store: bool  # the game store answers
     queues: bool | None  # the job queues' Redis answers; None: this process has none
     workers: int  # workers whose heartbeat has not run out (`Jobs.beat`)
+    experts: int = 0  # of them, those whose expert lane has its search loaded
 
     @property
     def ready(self) -> bool:
@@ -74,10 +76,10 @@ def readiness(claim: Claim) -> Readiness:
     if claim.jobs is None:
         return Readiness(store, None, 0)
     try:
-        workers = claim.jobs.workers_alive()
+        workers, experts = claim.jobs.alive(WORKERS), claim.jobs.alive(EXPERTS)
     except redis.RedisError:
         return Readiness(store, False, 0)
-    return Readiness(store, True, workers)
+    return Readiness(store, True, workers, experts)
 
 
 @use_case

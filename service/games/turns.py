@@ -32,6 +32,12 @@ PLAYERS: dict[str, ai.Player] = {
 assert tuple(PLAYERS) == AI_LEVELS, "every level a seat may name has its player"
 
 
+def searches(level: str) -> bool:
+    """Whether the AI of `level` searches (the expert): its turns wait for a worker
+    that has its search loaded."""
+    return isinstance(PLAYERS[level], ai.Expert)
+
+
 def decide(game: Game, seat: int, level: str, seconds: float | None = None) -> Decision:
     """The decision of an AI of `level` for `seat` now, from the seat's observation;
     seeded by the turn, so that a doubled job decides the same move. `seconds`: the
@@ -69,7 +75,8 @@ def follow(claim: Claim, game: Game) -> str | None:
         if game.ai_may_act:  # else it never waited on an AI: a round trip saved a move
             claim.ai_turns.done(game.id)
         return None
-    job = None if claim.jobs is None else claim.jobs.ai_turn(game.id, game.version)
+    searching = searches(game.seats[game.acting_ai].ai_level)
+    job = None if claim.jobs is None else claim.jobs.ai_turn(game.id, game.version, searching)
     # Marked after the job is queued: on a cluster the mark may be on a master that is
     # failing over, which must not hold up the turn.
     claim.ai_turns.waiting(game.id, game.updated_at)
@@ -91,7 +98,8 @@ def sweep(claim: Claim, stuck_after: float) -> list[str]:
             claim.ai_turns.done(game_id)
         elif not jobs.waits(queued, jobs.ai_turn_job(game.id, game.version)):
             claim.ai_turns.waiting(game.id, claim.clock())  # as long again before a retry
-            claim.jobs.ai_turn(game.id, game.version, again=True)
+            searching = searches(game.seats[game.acting_ai].ai_level)
+            claim.jobs.ai_turn(game.id, game.version, searching, again=True)
             log.warning("game %s: AI turn at version %s enqueued again", game.id, game.version)
             again.append(game.id)
     return again

@@ -40,10 +40,31 @@ def end_with_parent(parent: int) -> None:
 
 
 def ending_with_this_process() -> Callable[[], None]:
-    """For `subprocess.Popen(preexec_fn=...)`, or `os.register_at_fork`: the child ends
-    with the process that starts it."""
+    """For `subprocess.Popen(preexec_fn=...)`: the child ends with the process that
+    starts it."""
     _libc()  # loaded here: the child, forked from a process with threads, loads nothing
     return functools.partial(end_with_parent, os.getpid())
+
+
+def forks_end_with_their_parent() -> None:
+    """From now on, every process forked from this one, or from a process forked from
+    it (RQ's work horses and schedulers, a worker's lanes), ends with the process that
+    forked it: the fork's parent is the one that forks, whoever that is. Once per
+    process and its descendants."""
+    global _forks_end
+    if _forks_end:
+        return
+    _libc()
+    forking: list[int] = []
+    os.register_at_fork(
+        before=lambda: forking.append(os.getpid()),
+        after_in_parent=forking.pop,
+        after_in_child=lambda: end_with_parent(forking.pop()),
+    )
+    _forks_end = True
+
+
+_forks_end = False  # whether `forks_end_with_their_parent` has been called (inherited)
 
 
 @functools.cache

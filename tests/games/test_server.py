@@ -28,6 +28,17 @@ def test_the_workers_alive_are_those_that_beat_and_have_not_stopped(claim_with_j
     assert games.readiness(claim).workers == 1
 
 
+def test_the_experts_are_the_workers_whose_expert_lane_beats(claim_with_jobs):
+    claim = claim_with_jobs
+    claim.jobs.beat("worker-1")
+    claim.jobs.beat("worker-2")
+    claim.jobs.beat("lane-of-worker-2", jobs.EXPERTS)
+    state = games.readiness(claim)
+    assert (state.workers, state.experts) == (2, 1)
+    claim.jobs.stopped("lane-of-worker-2", jobs.EXPERTS)
+    assert (games.readiness(claim).workers, games.readiness(claim).experts) == (2, 0)
+
+
 def test_a_worker_that_stops_beating_is_not_counted_once_its_heartbeat_runs_out(
     claim_with_jobs, monkeypatch
 ):
@@ -54,6 +65,6 @@ def test_ready_when_the_queues_do_not_answer_which_it_reports(claim_with_jobs, m
     def down(*args, **kwargs):
         raise redis.ConnectionError("gone")
 
-    monkeypatch.setattr(claim_with_jobs.jobs, "workers_alive", down)
+    monkeypatch.setattr(claim_with_jobs.jobs, "alive", down)
     state = games.readiness(claim_with_jobs)
     assert (state.store, state.queues, state.workers, state.ready) == (True, False, 0, True)

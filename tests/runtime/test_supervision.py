@@ -169,8 +169,8 @@ def test_nothing_outlives_a_kill_9_of_its_group_and_a_restart_comes_up_at_once(s
 def test_a_stop_ends_everything_in_order_quietly_and_exits_0(serve, stop_signal, to_group):
     server = serve()
     server.child("service.cli worker")
-    schedulers = lambda: server.log.read_text().count("Scheduler for") == 2  # noqa: E731
-    _until(schedulers, "RQ's schedulers (of the worker and its analysis lane)", server.log)
+    schedulers = lambda: server.log.read_text().count("Scheduler for") == 3  # noqa: E731
+    _until(schedulers, "RQ's schedulers (of the worker and its two lanes)", server.log)
     if to_group:
         os.killpg(server.process.pid, stop_signal)
     else:

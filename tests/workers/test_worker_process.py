@@ -48,10 +48,10 @@ def _check_one_decision_per_version(store, game_id):
 
 @pytest.mark.parametrize(("players", "level"), [(2, "expert"), (3, "greedy"), (4, "greedy")])
 def test_a_person_plays_a_whole_game_against_ais(
-    client, store, start_worker, tmp_path, players, level
+    claim, client, store, start_worker, tmp_path, players, level
 ):
-    """An expert's worker says that it loads the expert's compiled rollouts, and when
-    they are ready (its horses, forked after, have them)."""
+    """A worker says that it loads the expert's compiled search, and when the expert
+    plays (its lane's horses, forked after, have it)."""
     seats = [{"kind": "human"}] + [{"kind": "ai", "level": level}] * (players - 1)
     created = client.post("/games", json={"players": players, "seats": seats}).json
     game_id = created["game_id"]
@@ -80,8 +80,9 @@ def test_a_person_plays_a_whole_game_against_ais(
     game = _check_one_decision_per_version(store, game_id)
     assert game.ending.reason == "completed"
     log = (tmp_path / "worker-0.log").read_text()
-    loading = log.index("loading the expert's compiled rollouts")
-    assert log.index("the expert's rollouts ready in", loading) < log.index("started with PID")
+    loading = log.index("loading the expert's compiled search")
+    loaded = log.index("the expert plays, its search loaded in", loading)
+    assert claim.jobs.expert_ai.name in log[loaded:]  # its lane serves it only since
 
 
 def test_a_worker_whose_compiled_rollouts_have_no_cache_says_so(start_worker, tmp_path):
@@ -96,10 +97,10 @@ def test_a_worker_whose_compiled_rollouts_have_no_cache_says_so(start_worker, tm
     )
     assert worker.wait(timeout=GIVE_UP) == 1
     log = (tmp_path / "worker-0.log").read_text()
-    assert "numba has no directory to cache the expert's compiled rollouts" in log
+    assert "numba has no directory to cache the expert's compiled search" in log
     assert "set NUMBA_CACHE_DIR to a directory it may write" in log
     assert "Traceback" not in log
-    assert "started with PID" not in log
+    assert "ai-expert" not in log  # its lane served nothing
 
 
 def test_the_same_ai_job_run_twice_gives_one_move_per_turn(claim, store, start_worker):
@@ -157,6 +158,29 @@ def test_deadlines_fire_on_a_real_worker_and_survive_its_kill(claim, store, star
             assert isinstance(decided.event, DecisionMade)
             assert decided.event.seat == timed_out.event.seat
             assert decided.event.timeout_policy == "ai:random"
+
+
+def test_random_and_greedy_play_while_the_experts_search_loads(
+    claim, store, start_worker, tmp_path
+):
+    """A first start compiles the expert's search (here: into a cache of its own,
+    empty, so that it takes its minute): meanwhile the worker plays the other levels,
+    `/readyz` says the expert is loading, and the expert's turn waits on its queue."""
+    start_worker(
+        NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+        NUMBA_CACHE_LOCATOR_CLASSES="UserProvidedCacheLocator",
+    )
+    greedy = new_game(store, players=4, kinds=["greedy"] * 4)
+    expert = new_game(store, players=2, kinds=["expert", "expert"])
+    turns.follow(claim, expert)
+    turns.follow(claim, greedy)
+    _wait_until(lambda: store.version(greedy.id) > greedy.version + 3, "greedy's turns")
+    readiness = games.readiness(claim)
+    assert (readiness.workers, readiness.experts) == (1, 0)
+    assert store.version(expert.id) == expert.version
+    assert claim.jobs.expert_ai.get_job_ids() == [f"ai-{expert.id}-{expert.version}"]
+    log = (tmp_path / "worker-0.log").read_text()
+    assert "loading the expert's compiled search" in log and "the expert plays" not in log
 
 
 def _workers_alive(claim) -> int:
