@@ -24,16 +24,19 @@ rollouts and deals.
 Everything here is pure: the random deals come from a generator seeded by the caller.
 
 numba takes a second and 70 MB to load, and compiles these functions on their first
-call (about a minute; then it loads them from its cache beside this file in about a
-second): the modules that use them import this one when they first search, so that a
-process that never searches (the API's) never loads it, and `claim worker` loads it
-before it forks its work horses (`expert.warm`).
+call (about 40 s of CPU at LLVM's -O2, set here: -O3, numba's default, took 65 s, for
+rollouts and endgame searches as fast by bench/rollouts.py and bench/endgame.py; then
+it loads them from its cache beside this file in about a second): the modules that use
+them import this one when they first search, so that a process that never searches
+(the API's) never loads it, and `claim worker`'s expert lane loads it before it forks
+its work horses (`expert.warm`).
 """
 
 from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 from numba import njit
 
@@ -60,6 +63,10 @@ from .codes import (
 )
 from .greedy import LEAD_NEXT, SEER_LOOK, SIGNS, STAKE_DECIDED, STAKE_OPEN, STAKE_UNDEAD
 from .worths import LEADS, MOST, TOP, UNDEAD
+
+# LLVM's -O2 for everything numba compiles here (and in compiled_endgame.py): read when
+# its code generator starts, at the first compile, after this module's import.
+numba.config.OPT = numba.core.config._OptLevel(2)
 
 # The fields of a game array: single ints, then per-seat rows of 100 card counts.
 PLAYERS, HAND_SIZE, PHASE, ROUND, LEADER, TO_ACT = 0, 1, 2, 3, 4, 5
