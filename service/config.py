@@ -32,7 +32,7 @@ class ConfigError(ValueError):
 class Config:
     """Every setting of the service, with its default.
 
-    The environment variable of each is in `ENVIRONMENT`; README.md lists them all.
+    The environment variable of each is in `ENVIRONMENT`; docs/operators.md lists them all.
     """
 
     redis_url: str | None = None  # REDIS_URL; None: an embedded Redis in data_dir

@@ -162,8 +162,3 @@ def test_options_of_the_worker_must_be_positive():
     with pytest.raises(ConfigError, match="--sweep-every"):
         Config(sweep_every=0)
 
-
-def test_the_readme_lists_every_setting():
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    for variable in ENVIRONMENT.values():
-        assert f"| `{variable}` |" in readme, f"README.md's settings table lacks {variable}"

@@ -73,7 +73,7 @@ SIGMA_GROWTH = 0.4  # per square root of a day without a rated game
 PROVISIONAL_SIGMA = 6.0  # about 15 games of 2 players from the start
 PLAYER_COUNTS = (2, 3, 4)
 DAY = 86_400.0
-# Against farming (the module's docstring; README, Ratings):
+# Against farming (the module's docstring; docs/ratings.md):
 MIN_DECISIONS_PER_SEAT = 4  # a game resigned or forfeited sooner is not rated: 8 in a duel
 FULL_MEETINGS = 3  # games a day of the same two that count fully; then 1/2, 1/4, 1/8
 LAST_MEETING = 6  # the last of them that counts at all

@@ -1,5 +1,5 @@
 """A whole deployment taken out and put back: `claim export --all > FILE`, `claim import
-FILE` (README, Backups).
+FILE` (docs/operators.md, History that lasts).
 
 A backup is JSON lines:
 

@@ -3,7 +3,7 @@ destinations (`WEBHOOK_ALLOW`), and one POST that follows no redirect.
 
 The signature is `Claim-Signature: t=<unix seconds>,v1=<hex>` with the hex of
 HMAC-SHA256(secret, f"{t}.{body}"), so a receiver can check both who sent the body
-and when (README, Notifications).
+and when (docs/play-by-mail.md, Notifications).
 """
 
 from __future__ import annotations

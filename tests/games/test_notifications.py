@@ -98,7 +98,7 @@ def confirm_addresses(claim: Claim, mailbox) -> None:
 
 
 def verified(request, secret: str, now: float | None = None) -> dict:
-    """The body of a webhook request, once checked as the README tells a receiver to:
+    """The body of a webhook request, once checked as docs/play-by-mail.md tells a receiver to:
     the HMAC of `t.body` with the player's secret, `t` recent, the delivery id."""
     _path, headers, body = request
     fields = dict(part.split("=", 1) for part in headers["Claim-Signature"].split(","))
