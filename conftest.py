@@ -23,6 +23,7 @@ from service.events import GameStore
 from service.runtime.embedded_redis import EmbeddedRedis
 from service.runtime.local_cluster import LocalCluster
 from service.runtime.processes import ending_with_this_process
+from tests import sizes
 from tests.rq_keys import delete_rq_keys
 
 pytest_plugins = ["tests.ending"]  # nothing a test starts outlives the test run
@@ -32,7 +33,17 @@ ON_CLUSTER = ("events", "games", "api", "workers")  # directories of TESTS
 SINGLE, CLUSTER = "single", "cluster"
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--full",
+        action="store_true",
+        help="the kill-and-restart cycles, the differential tests and the floods at full"
+        " size (docs/contributing.md, Tests)",
+    )
+
+
 def pytest_configure(config):
+    sizes.FULL = config.getoption("--full")
     config.addinivalue_line("markers", "single_redis: the test needs a single Redis")
     if not hasattr(config, "workerinput"):  # the session's first process
         # numba compiles the expert's rollouts once (about a minute; then its cache

@@ -161,4 +161,3 @@ def test_an_unusable_value_is_refused_naming_its_variable(variable, value):
 def test_options_of_the_worker_must_be_positive():
     with pytest.raises(ConfigError, match="--sweep-every"):
         Config(sweep_every=0)
-

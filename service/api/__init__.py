@@ -10,6 +10,7 @@ The contract is `openapi.yaml`, generated from the schemas by `openapi_document`
 
 from __future__ import annotations
 
+import functools
 import io
 
 import redis
@@ -102,7 +103,8 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
     )
     for blueprint in blueprints:
         api.register_blueprint(blueprint)
-    app.extensions["openapi_yaml"] = openapi_yaml(api)
+    # Rendered when first asked for (a tenth of a second: most apps a test makes never are).
+    app.extensions["openapi_yaml"] = functools.cache(functools.partial(openapi_yaml, api))
     app.register_blueprint(docs.blp)  # Swagger UI on the contract, for people
     app.register_blueprint(web.blp)  # the web client's pages, for people
 
@@ -146,7 +148,7 @@ def openapi_yaml(api: Api) -> str:
 def openapi_document() -> str:
     """The contract as `openapi.yaml` holds it, generated from the schemas."""
     claim = Claim.connect(Config(rate_limit=""), client=redis.Redis(), jobs=False)
-    return create_app(claim=claim).extensions["openapi_yaml"]
+    return create_app(claim=claim).extensions["openapi_yaml"]()
 
 
 __all__ = ["create_app", "openapi_document"]

@@ -70,7 +70,7 @@ def readyz():
 @blp.response(200, content_type="application/yaml")
 def openapi_yaml():
     """This API's OpenAPI document, as committed in `openapi.yaml`."""
-    return Response(current_app.extensions["openapi_yaml"], mimetype="application/yaml")
+    return Response(current_app.extensions["openapi_yaml"](), mimetype="application/yaml")
 
 
 class FactionSchema(Schema):

@@ -15,6 +15,7 @@ from service.ai.greedy import greedy
 from service.ai.knowledge import outstanding_counts
 from service.domain import Settings, apply, legal_faction_sets, new_game, observe, shuffled_deck
 from tests.ai.oracles.compact_greedy import KnowingGame, decide
+from tests.sizes import sized
 
 CLAIM_1 = frozenset(("GO", "KN", "UN", "DO", "DW"))
 CLAIM_2 = frozenset(("GN", "GI", "DR", "TR", "SE"))
@@ -57,10 +58,11 @@ def compared_games(games: int, seed: int):
 
 def test_the_compact_and_compiled_greedy_decide_as_greedy_over_a_hundred_thousand_positions():
     """And the compiled engine keeps the compact one's position, legal decisions and,
-    at the end, side keys."""
+    at the end, side keys. (The suite plays a fifth of them: `--full` plays them all.)"""
     positions, kinds = 0, Counter()
     legal = np.empty(100, dtype=np.int64)
-    for settings, state, game, array in compared_games(games=1_400, seed=1):
+    games, least = sized((280, 20_000), (1_400, 100_000))
+    for settings, state, game, array in compared_games(games=games, seed=1):
         where = f"{settings} phase {state.phase} round {state.round} seat {state.to_act}"
         assert compiled.position(array) == game.position(), where
         if state.to_act is None:
@@ -72,10 +74,10 @@ def test_the_compact_and_compiled_greedy_decide_as_greedy_over_a_hundred_thousan
         assert legal[: compiled.legal(array, legal)].tolist() == game.legal_decisions(), where
         positions += 1
         kinds[settings.players, deck_kind(settings), state.phase, len(view.legal) > 1] += 1
-    assert positions >= 100_000
+    assert positions >= least
     for players, kind in [(2, "claim1"), (2, "claim2"), (2, "mixed"), (3, "mixed"), (4, "mixed")]:
         for phase in (1, 2):
-            assert kinds[players, kind, phase, True] > 1_000, (players, kind, phase)
+            assert kinds[players, kind, phase, True] > least // 100, (players, kind, phase)
 
 
 def test_each_seat_of_a_knowing_game_has_not_seen_what_its_observation_has_not():

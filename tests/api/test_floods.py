@@ -1,7 +1,8 @@
-"""Floods (issue 47): a thousand challenges to one player, from one sender or from a
-thousand, open a few and the rest are refused (429 too-many-challenges), so that a bot
-that accepts everything plays a few games of them, not a thousand; whatever a player
-has, `/me/challenges`, `/me/games` and the `state` of `/me/stream` stay under 64 KB."""
+"""Floods (issue 47): a flood of challenges to one player (a thousand with `--full`, a
+hundred in the suite), from one sender or from as many, opens a few and the rest are
+refused (429 too-many-challenges), so that a bot that accepts everything plays a few
+games of them, not all; whatever a player has, `/me/challenges`, `/me/games` and the
+`state` of `/me/stream` stay under 64 KB."""
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -12,18 +13,26 @@ import pytest
 from service.api import create_app
 from service.config import Config
 from tests.api.test_challenges import a_player, challenge, problem
+from tests.sizes import sized
 
-FLOOD = 1000
+FLOOD = 1000  # challenges in a flood, with `--full`; the suite's a tenth
+
+
+@pytest.fixture
+def flood() -> int:
+    return sized(FLOOD // 10, FLOOD)
+
+
 LONG_NAME = "N" * 64  # the longest name
 ESCAPED_NAME = "\N{GRINNING FACE}" * 64  # the longest, each character a 12-byte JSON escape
 SIZE_CAP = 64 * 1024
 
 
-def accepted_of_a_flood(client, senders: list[dict], bot: str, bot_key: dict) -> int:
-    """`FLOOD` challenges to the bot from `senders` in turn, each accepted by the bot as
+def accepted_of_a_flood(client, senders: list[dict], bot: str, bot_key: dict, flood: int) -> int:
+    """`flood` challenges to the bot from `senders` in turn, each accepted by the bot as
     soon as it is made: how many games it got; every refusal is too-many-challenges."""
     games = 0
-    for n in range(FLOOD):
+    for n in range(flood):
         made = challenge(client, senders[n % len(senders)], bot)
         if made.status_code == 201:
             accepted = client.post(f"/challenges/{made.json['id']}/accept", headers=bot_key)
@@ -34,10 +43,11 @@ def accepted_of_a_flood(client, senders: list[dict], bot: str, bot_key: dict) ->
     return games
 
 
-def test_a_thousand_challenges_from_one_sender_give_a_bot_that_accepts_all_five_games(client):
+def test_a_flood_from_one_sender_gives_a_bot_that_accepts_all_five_games(client, flood):
     _, ann_key = a_player(client, "Ann")
     bot, bot_key = a_player(client, "Acceptor", bot=True)
-    assert accepted_of_a_flood(client, [ann_key], bot, bot_key) == Config().challenges_sent == 5
+    accepted = accepted_of_a_flood(client, [ann_key], bot, bot_key, flood)
+    assert accepted == Config().challenges_sent == 5
     games = client.get("/me/games", headers=bot_key).json
     assert games["total"] == 5 and games["challenges"] == []
     # A game ended: its place is free again.
@@ -45,21 +55,22 @@ def test_a_thousand_challenges_from_one_sender_give_a_bot_that_accepts_all_five_
     assert challenge(client, ann_key, bot).status_code == 201
 
 
-def test_a_thousand_challenges_from_a_thousand_senders_give_a_bot_twenty_games(client):
-    senders = [a_player(client, f"Sender {n}")[1] for n in range(FLOOD)]
+def test_a_flood_from_as_many_senders_gives_a_bot_twenty_games(client, flood):
+    senders = [a_player(client, f"Sender {n}")[1] for n in range(flood)]
     bot, bot_key = a_player(client, "Acceptor", bot=True)
-    assert accepted_of_a_flood(client, senders, bot, bot_key) == Config().challenges_received
+    accepted = accepted_of_a_flood(client, senders, bot, bot_key, flood)
+    assert accepted == Config().challenges_received
     assert Config().challenges_received == 20
 
 
-def test_a_thousand_challenges_to_a_person_leave_twenty_open(client):
+def test_a_flood_to_a_person_leaves_twenty_open(client, flood):
     _, ann_key = a_player(client, "Ann")
     bob, bob_key = a_player(client, "Bob")
-    made = [challenge(client, ann_key, bob) for _ in range(FLOOD)]
+    made = [challenge(client, ann_key, bob) for _ in range(flood)]
     assert [r.status_code for r in made].count(201) == 1  # one open per challenger and player
     assert problem(made[1]) == (429, "/problems/too-many-challenges")
     assert "open already" in made[1].json["detail"]
-    senders = [a_player(client, f"Sender {n}")[1] for n in range(FLOOD)]
+    senders = [a_player(client, f"Sender {n}")[1] for n in range(flood)]
     made = [challenge(client, key, bob) for key in senders]
     assert [r.status_code for r in made].count(201) == 19  # Ann's is the 20th
     assert "CLAIM_CHALLENGES_RECEIVED" in made[-1].json["detail"]
@@ -114,31 +125,34 @@ def a_game_of_four_long_names(client, player_key: dict) -> None:
         assert joined.status_code == 201, joined.json
 
 
-def test_the_lists_of_challenges_and_games_stay_under_64_kb_however_many(uncapped):
+def test_the_lists_of_challenges_and_games_stay_under_64_kb_however_many(uncapped, flood):
+    """More games than the stream's state lists (100) and than a page of /me/games (50),
+    more challenges than are listed (20): each list at its longest, names included."""
     client = uncapped
     _, victim_key = a_player(client, LONG_NAME)
     victim = client.get("/me", headers=victim_key).json["player_id"]
-    for _ in range(150):
+    games_made = sized(110, 150)
+    for _ in range(games_made):
         a_game_of_four_long_names(client, victim_key)
-    for n in range(FLOOD):
+    for n in range(flood):
         _, key = a_player(client, LONG_NAME[: 64 - len(str(n))] + str(n))
         assert challenge(client, key, victim).status_code == 201
 
     challenges = client.get("/me/challenges", headers=victim_key)
-    assert challenges.json["total"] == FLOOD and len(challenges.json["challenges"]) == 20
+    assert challenges.json["total"] == flood and len(challenges.json["challenges"]) == 20
     assert len(challenges.data) < SIZE_CAP
     assert client.get("/me/challenges?limit=21", headers=victim_key).status_code == 400
-    later = client.get("/me/challenges?offset=990", headers=victim_key).json["challenges"]
-    assert len(later) == 10
+    later = client.get(f"/me/challenges?offset={flood - 10}", headers=victim_key).json
+    assert len(later["challenges"]) == 10
     games = client.get("/me/games?limit=50", headers=victim_key)
-    assert (games.json["total"], len(games.json["games"])) == (150, 50)
-    assert (len(games.json["challenges"]), games.json["challenges_total"]) == (10, FLOOD)
+    assert (games.json["total"], len(games.json["games"])) == (games_made, 50)
+    assert (len(games.json["challenges"]), games.json["challenges_total"]) == (10, flood)
     assert len(games.data) < SIZE_CAP
     assert client.get("/me/games?limit=51", headers=victim_key).status_code == 400
 
     state = the_state(client, victim_key)
-    assert (len(state["games"]), state["games_total"]) == (100, 150)
-    assert (len(state["challenges"]), state["challenges_total"]) == (20, FLOOD)
+    assert (len(state["games"]), state["games_total"]) == (100, games_made)
+    assert (len(state["challenges"]), state["challenges_total"]) == (20, flood)
     assert len(orjson.dumps(state)) < SIZE_CAP
 
 

@@ -76,6 +76,9 @@ class Played:
         return 1 + self.settings.players + step
 
 
+# What a reader is shown is drawn from the game's fold, the same on either kind of
+# Redis: the store's own tests run on the cluster.
+@pytest.mark.single_redis
 @pytest.mark.parametrize(("players", "game"), GAMES)
 def test_every_reader_sees_only_what_it_may_at_every_step(client, store, players, game):
     rng = random.Random(1000 * players + game)

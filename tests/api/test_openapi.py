@@ -25,6 +25,7 @@ from service.api import openapi_document
 from service.domain import legal_decisions
 from service.events import FINISHED, OPEN, RUNNING, GameStore
 from tests.api.factories import Table, a_table, created
+from tests.sizes import sized
 
 CONTRACT = Path(__file__).resolve().parents[2] / "openapi.yaml"
 SEED = 20260101
@@ -76,9 +77,10 @@ def contract(max_examples: int, **phases: bool) -> schemathesis.BaseSchema:
     return schemathesis.openapi.from_path(CONTRACT, config=config)
 
 
-random_requests = contract(max_examples=25)
+# Examples an operation: `--full` draws more than the suite.
+random_requests = contract(max_examples=sized(10, 25))
 # Drawing aims needs `@given`, which schemathesis runs in its fuzzing phase only.
-aimed_requests = contract(max_examples=40, examples=False, coverage=False).include(
+aimed_requests = contract(max_examples=sized(15, 40), examples=False, coverage=False).include(
     path_regex="{game_id}"
 )
 

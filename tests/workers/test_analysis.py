@@ -184,6 +184,7 @@ def test_an_analysis_is_asked_for_with_a_player_key_only(claim, client):
     assert queued(claim) == [] and client.get(f"/games/{game.id}/analysis").json["status"] == "none"
 
 
+@pytest.mark.single_redis  # the order of RQ's queues, on a single Redis on either kind
 def test_a_player_has_three_analyses_under_way_at_most(claim, client, config, me):
     played = [resigned(claim) for _ in range(4)]
     asked = [client.post(f"/games/{game.id}/analysis", headers=me) for game in played]
@@ -200,6 +201,7 @@ def test_a_player_has_three_analyses_under_way_at_most(claim, client, config, me
     assert client.post(f"/games/{resigned(claim).id}/analysis", headers=me).status_code == 202
 
 
+@pytest.mark.single_redis  # the order of RQ's queues, on a single Redis on either kind
 def test_an_analysis_under_way_goes_on_before_the_next_starts(claim, client, me):
     first, second = resigned(claim), resigned(claim)
     for game in (first, second):
@@ -210,6 +212,7 @@ def test_an_analysis_under_way_goes_on_before_the_next_starts(claim, client, me)
     assert [job_id for job_id, _ in queued(claim)] == [part(first.id, CHUNK), part(second.id, 0)]
 
 
+@pytest.mark.single_redis  # the order of RQ's queues, on a single Redis on either kind
 def test_the_asks_of_a_games_players_are_served_before_the_others(claim, client):
     _, ann = a_player(client, "Ann")
     bob_id, bob = a_player(client, "Bob")
@@ -223,6 +226,7 @@ def test_the_asks_of_a_games_players_are_served_before_the_others(claim, client)
     assert claim.jobs.analysis_queues == [claim.jobs.analysis, claim.jobs.analysis_others]
 
 
+@pytest.mark.single_redis  # the order of RQ's queues, on a single Redis on either kind
 def test_a_player_asking_for_an_analysis_that_others_asked_for_moves_it_ahead(claim, client):
     _, ann = a_player(client, "Ann")
     bob_id, bob = a_player(client, "Bob")
@@ -235,6 +239,7 @@ def test_a_player_asking_for_an_analysis_that_others_asked_for_moves_it_ahead(cl
     assert [job_id for job_id, _ in queued(claim, own=True)] == [part(theirs, 0)]
 
 
+@pytest.mark.single_redis  # the order of RQ's queues, on a single Redis on either kind
 def test_a_player_asking_while_a_part_runs_has_the_next_part_moved_ahead(
     claim, client, monkeypatch
 ):

@@ -85,6 +85,7 @@ def test_a_person_plays_a_whole_game_against_ais(
     assert claim.jobs.expert_ai.name in log[loaded:]  # its lane serves it only since
 
 
+@pytest.mark.single_redis  # numba's cache, not Redis
 def test_a_worker_whose_compiled_rollouts_have_no_cache_says_so(start_worker, tmp_path):
     """Where numba can write its cache nowhere (here: only NUMBA_CACHE_DIR may hold it,
     and it lies under a file), the worker says what to do and exits 1, starting no
@@ -160,6 +161,7 @@ def test_deadlines_fire_on_a_real_worker_and_survive_its_kill(claim, store, star
             assert decided.event.timeout_policy == "ai:random"
 
 
+@pytest.mark.single_redis  # the lanes, not Redis
 def test_random_and_greedy_play_while_the_experts_search_loads(
     claim, store, start_worker, tmp_path
 ):
@@ -210,6 +212,7 @@ def test_a_killed_worker_stops_being_counted_and_a_stopped_one_at_once(claim, st
     assert _workers_alive(claim) == 0
 
 
+@pytest.mark.single_redis  # the lanes, not Redis
 def test_an_ai_turn_is_played_while_the_analysis_lane_is_busy(claim, store, start_worker):
     """The analyses run in a lane of their own, at the lowest CPU priority: an AI turn
     is played while an analysis's part is under way, not after it."""
