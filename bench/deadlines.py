@@ -39,13 +39,13 @@ from dataclasses import dataclass
 
 import redis
 from common import descendants, redis_url
-from rq import Worker
 from tqdm import tqdm
 
 from service import games
 from service.config import Config
 from service.domain import PRESETS, Settings
 from service.events import HUMAN, SeatJoined, SeatSpec, TurnTimedOut
+from workers.worker import Worker
 
 POLICY = "forfeit"
 TOKEN_HASH = "ab" * 32

@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 
 import redis
-from rq import Worker
+import rq
 
 from service import ai, games
 from service.config import Config
@@ -124,6 +124,28 @@ def load_the_expert() -> bool:
         flush=True,
     )
     return True
+
+
+class PromptStop:
+    """RQ's worker with its thread of commands (RQ's pubsub) looking every second, not
+    every minute: with redis-py 8.2, a stop that comes as that thread reads the answer
+    to its own unsubscribe waited the rest of the minute (a worker's stop, a burst's
+    end), and a lane stopped so was killed at `LANE_GRACE`."""
+
+    def subscribe(self) -> None:
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=1, daemon=True, exception_handler=self._pubsub_exception_handler
+        )
+
+
+class Worker(PromptStop, rq.Worker):
+    """RQ's `Worker` (a work horse forked per job), stopping promptly."""
+
+
+class SimpleWorker(PromptStop, rq.SimpleWorker):
+    """RQ's `SimpleWorker` (jobs run in this process: the tests'), stopping promptly."""
 
 
 class Lane:

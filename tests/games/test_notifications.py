@@ -13,7 +13,6 @@ import time
 from datetime import timedelta
 
 import pytest
-from rq import SimpleWorker
 
 from service import games
 from service.api import create_app
@@ -25,6 +24,7 @@ from tests.api.factories import created
 from tests.api.test_players import bearer, join, register
 from tests.games.factories import a_game, joined, moved
 from tests.games.test_ratings import drawn_with_the_ai_levels
+from workers.worker import SimpleWorker
 
 CARD = re.compile(r"\b[A-Z]{2}\d{1,2}\b")
 PRIVATE_KEYS = {"hand", "hands", "deck", "salt", "follower_pile", "peek", "legal", "token"}
