@@ -2,16 +2,22 @@
 this test session starts and stops (`service.runtime.embedded_redis`). Each test gets its own key
 prefix and its keys are deleted after it.
 
-The suites of the store, the application, the API and the workers (`ON_CLUSTER`) run
-twice: on that Redis and on a local Redis Cluster of 3 masters and 3 replicas that the
-session starts (`service.runtime.local_cluster`), their ids ending in `[single]` and
-`[cluster]`. On the cluster, RQ's queues are on the single Redis (`queue_url`). A test
-that needs a single Redis is marked `single_redis`.
+The suites of the store, the application and the workers (`ON_CLUSTER`), and of the
+API's live connections (`API_ON_CLUSTER`: the rest of the API's subject, HTTP, does not
+depend on the kind of Redis; `--full` runs them all), run twice: on that Redis and on a
+local Redis Cluster of 3 masters and 3 replicas that the session starts
+(`service.runtime.local_cluster`), their ids ending in `[single]` and `[cluster]`. On
+the cluster, RQ's queues are on the single Redis (`queue_url`). A test that needs a
+single Redis is marked `single_redis`.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import subprocess
+import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -28,8 +34,27 @@ from tests.rq_keys import delete_rq_keys
 
 pytest_plugins = ["tests.ending"]  # nothing a test starts outlives the test run
 
-TESTS = Path(__file__).parent / "tests"
-ON_CLUSTER = ("events", "games", "api", "workers")  # directories of TESTS
+ROOT = Path(__file__).parent
+TESTS = ROOT / "tests"
+WARMING = "CLAIM_TEST_WARMING"  # the lock held while numba compiles, for the test processes
+# What runs first (`pytest_collection_modifyitems`): the longest modules, then those that
+# start servers and browsers.
+FIRST = (
+    "tests/workers/test_worker_process.py",
+    "tests/runtime/test_supervision.py",
+    "tests/web/test_client.py",
+    "tests/web/test_proof.py",
+    "tests/test_play_by_mail.py",
+    "tests/test_deployment.py",
+    "tests/web/",
+    "tests/runtime/",
+    "tests/workers/",
+    "tests/client/",
+)
+ON_CLUSTER = ("events", "games", "workers")  # directories of TESTS
+# The API's modules whose subject crosses processes through Redis (a listener a
+# process, watchers woken, keys revoked everywhere).
+API_ON_CLUSTER = ("test_live.py", "test_player_stream.py", "test_revocation.py")
 SINGLE, CLUSTER = "single", "cluster"
 
 
@@ -46,19 +71,58 @@ def pytest_configure(config):
     sizes.FULL = config.getoption("--full")
     config.addinivalue_line("markers", "single_redis: the test needs a single Redis")
     if not hasattr(config, "workerinput"):  # the session's first process
-        # numba compiles the expert's rollouts once (about a minute; then its cache
-        # beside them answers in a second), before the test processes load them.
-        from service import ai
+        _warm_in_the_background()
 
-        ai.warm()
+
+def _warm_in_the_background() -> None:
+    """numba compiles the expert's search once (40 s of a core at a first start; then
+    its cache beside it answers in a second), in a process of its own that holds a lock
+    until it is done, while the test processes start and collect (15 s each); each
+    waits for the lock before its first test (`_warm`), so that none compiles again."""
+    with tempfile.NamedTemporaryFile(prefix="claim-warming-", delete=False) as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held by the open file, which the compiler shares
+        os.environ[WARMING] = lock.name  # for the test processes, started after this
+        subprocess.Popen(
+            [sys.executable, "-c", "from service import ai; ai.warm()"],
+            pass_fds=[lock.fileno()],
+            cwd=ROOT,
+            preexec_fn=ending_with_this_process(),
+        )
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput") and WARMING in os.environ:
+        Path(os.environ.pop(WARMING)).unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _warm():
+    """Wait for the expert's search to be compiled (`_warm_in_the_background`)."""
+    with open(os.environ[WARMING]) as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+
+
+def pytest_collection_modifyitems(items):
+    """The modules that start servers and browsers first (longest first): the test
+    processes, each handed a module at a time, then end together, not one of them
+    alone with a long module at the end."""
+    items.sort(key=lambda item: _weight(item.path))
+
+
+def _weight(path: Path) -> int:
+    relative = path.relative_to(ROOT).as_posix()
+    return next((n for n, first in enumerate(FIRST) if relative.startswith(first)), len(FIRST))
 
 
 def pytest_generate_tests(metafunc):
     """Tests of `ON_CLUSTER` that use Redis run on both kinds of Redis."""
     path = metafunc.definition.path
+    on_cluster = any(path.is_relative_to(TESTS / name) for name in ON_CLUSTER) or (
+        path.is_relative_to(TESTS / "api") and (sizes.FULL or path.name in API_ON_CLUSTER)
+    )
     if (
         "redis_url" in metafunc.fixturenames
-        and any(path.is_relative_to(TESTS / name) for name in ON_CLUSTER)
+        and on_cluster
         and metafunc.definition.get_closest_marker("single_redis") is None
     ):
         metafunc.parametrize("redis_kind", [SINGLE, CLUSTER], indirect=True, scope="session")
