@@ -73,6 +73,8 @@ class Config:
     # CLAIM_CHALLENGES_RECEIVED: the challenges to one player open (or their games running)
     challenges_received: int = 20
     analyses_queued: int = 3  # CLAIM_ANALYSES_QUEUED: analyses one player may have queued
+    # CLAIM_BREAK_DAYS: days a year a player may stop their correspondence clocks; 0: none
+    break_days: int = 30
     sweep_every: float = 10.0  # claim worker --sweep-every: seconds between sweeps
     stuck_after: float = 30.0  # claim worker --stuck-after: seconds before an AI turn is
     # enqueued again
@@ -144,6 +146,8 @@ class Config:
         ):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{ENVIRONMENT[name]}: {getattr(self, name)} is not 1 or more")
+        if not 0 <= self.break_days <= 366:
+            raise ConfigError(f"CLAIM_BREAK_DAYS: {self.break_days} is not between 0 and 366")
         if self.archive_url is not None and not self.archive_url.startswith(ARCHIVE_SCHEMES):
             raise ConfigError("CLAIM_ARCHIVE_URL: not a sqlite: or postgresql: URL")
         if self.expert_seconds is not None and not 0 < self.expert_seconds <= 60:
@@ -180,6 +184,7 @@ ENVIRONMENT = {
     "challenges_sent": "CLAIM_CHALLENGES_SENT",
     "challenges_received": "CLAIM_CHALLENGES_RECEIVED",
     "analyses_queued": "CLAIM_ANALYSES_QUEUED",
+    "break_days": "CLAIM_BREAK_DAYS",
 }
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
@@ -196,6 +201,7 @@ WHOLE_NUMBERS = (
     "analyses_queued",
     "device_cap",
     "accounts_per_email",
+    "break_days",
 )
 
 

@@ -41,6 +41,7 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_CHALLENGES_SENT": "3",
         "CLAIM_CHALLENGES_RECEIVED": "50",
         "CLAIM_ANALYSES_QUEUED": "1",
+        "CLAIM_BREAK_DAYS": "14",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -69,6 +70,7 @@ def test_every_setting_is_read_from_its_variable():
     assert (config.device_cap, config.accounts_per_email) == (5, 1)
     caps = (config.challenges_sent, config.challenges_received, config.analyses_queued)
     assert caps == (3, 50, 1)
+    assert config.break_days == 14
 
 
 @pytest.mark.parametrize(
@@ -78,6 +80,8 @@ def test_every_setting_is_read_from_its_variable():
         ("CLAIM_CHALLENGE_EXPIRES", "inf"),
         ("CLAIM_CHALLENGE_EXPIRES", "ten minutes"),
         ("CLAIM_PLAYER_STREAMS", "0"),
+        ("CLAIM_BREAK_DAYS", "-1"),
+        ("CLAIM_BREAK_DAYS", "367"),
         ("CLAIM_PLAYER_STREAMS", "1.5"),
         ("CLAIM_DEVICE_CAP", "0"),
         ("CLAIM_DEVICE_CAP", "many"),

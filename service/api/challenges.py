@@ -47,6 +47,8 @@ class ChallengeSettingsSchema(Schema):
     first_leader = fields.Integer()
     move_time_limit = fields.Integer(allow_none=True)
     timeout_policy = fields.String()
+    timeout_limit = fields.Integer()
+    final_timeout_policy = fields.String()
     rated = fields.Boolean()
     others = fields.String()
 

@@ -15,9 +15,13 @@ from service.games import (
     AI_LEVELS,
     DEFAULT_JOIN_TIME_LIMIT,
     DEFAULT_TIMEOUT_POLICY,
+    FINAL_TIMEOUT_POLICIES,
     HUMAN,
+    MAX_TIMEOUT_LIMIT,
     PRESET_NAMES,
     STATUSES,
+    TAKEOVER,
+    TIMEOUT_LIMIT,
     TIMEOUT_POLICIES,
     Claim,
 )
@@ -79,8 +83,28 @@ class TurnSettingsSchema(Schema):
         validate=validate.OneOf(TIMEOUT_POLICIES),
         metadata={
             "description": "when the move time runs out: `ai:<level>` decides that move,"
-            " `takeover:<level>` plays the seat until its person returns, `forfeit` ends"
-            " the game against the seat's side"
+            " `takeover:<level>` decides that move too, and at `timeout_limit` timeouts"
+            " of the seat in a row applies `final_timeout_policy`; `forfeit` ends the game"
+            " against the seat's side (a rated game's only policy)"
+        },
+    )
+    timeout_limit = fields.Integer(
+        strict=True,
+        load_default=TIMEOUT_LIMIT,
+        validate=validate.Range(1, MAX_TIMEOUT_LIMIT),
+        metadata={
+            "description": "with `takeover:<level>`: the timeouts of a seat in a row (the"
+            " person deciding or taking the seat back breaks a row) at which"
+            " `final_timeout_policy` applies"
+        },
+    )
+    final_timeout_policy = fields.String(
+        load_default=TAKEOVER,
+        validate=validate.OneOf(FINAL_TIMEOUT_POLICIES),
+        metadata={
+            "description": "with `takeover:<level>`, at `timeout_limit`: `takeover` has the"
+            " AI play the seat until its person takes it back, `forfeit` ends the game"
+            " against the seat's side"
         },
     )
 

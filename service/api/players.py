@@ -296,6 +296,74 @@ def remove_device(device_id):
     games.remove_device(claim(), bearer_token(), device_id)
 
 
+class BreakRequestSchema(Schema):
+    days = fields.Integer(
+        strict=True,
+        required=True,
+        validate=validate.Range(1, 366),
+        metadata={"description": "days from now, counted against the year's days of breaks"},
+    )
+
+
+class BreakSchema(Schema):
+    running = fields.Boolean(metadata={"description": "whether a break of yours runs now"})
+    until = fields.DateTime(
+        allow_none=True, metadata={"description": "the end of your last break; null: none"}
+    )
+    days_used = fields.Integer(metadata={"description": "days of breaks taken this year"})
+    days_allowed = fields.Integer(
+        metadata={"description": "days of breaks a year on this server (`CLAIM_BREAK_DAYS`)"}
+    )
+    game_ids = fields.List(
+        fields.String(),
+        metadata={"description": "the games whose clock this request stopped or started again"},
+    )
+
+
+def _break(breaks: games.PlayerBreak, game_ids=()) -> dict:
+    running = breaks.running(claim().clock())
+    return {
+        "running": running,
+        "until": breaks.until,
+        "days_used": breaks.days_used,
+        "days_allowed": breaks.days_allowed,
+        "game_ids": list(game_ids),
+    }
+
+
+@blp.route("/me/break", methods=["GET"])
+@blp.response(200, BreakSchema)
+@blp.doc(security=BEARER)
+def breaks():
+    """Your breaks this year: whether one runs, until when, and the days taken of those
+    allowed."""
+    return _break(games.breaks(claim(), bearer_token()))
+
+
+@blp.route("/me/break", methods=["POST"])
+@bearer_required
+@blp.arguments(BreakRequestSchema)
+@blp.response(201, BreakSchema)
+@blp.doc(security=BEARER)
+def take_break(args):
+    """Take a break of `days` from now: your clock stops in each of your running games
+    of a day or more a move (your opponents see until when, and your days used); games
+    you join meanwhile run as usual. 409 `break-refused` while a break runs, or past
+    the year's days of breaks (`CLAIM_BREAK_DAYS`, 30 by default)."""
+    taken = games.take_break(claim(), bearer_token(), args["days"])
+    return _break(taken.breaks, taken.game_ids)
+
+
+@blp.route("/me/break", methods=["DELETE"])
+@blp.response(200, BreakSchema)
+@blp.doc(security=BEARER)
+def end_break():
+    """End your break now: your clocks run again, and the whole days not begun are
+    yours again. 409 `break-refused` if none runs."""
+    ended = games.end_break(claim(), bearer_token())
+    return _break(ended.breaks, ended.game_ids)
+
+
 @blp.route("/me/seats", methods=["POST"])
 @bearer_required
 @blp.arguments(SeatRegistrationSchema)

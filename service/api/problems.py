@@ -67,6 +67,7 @@ KINDS = {
         Kind("too-many-devices", 409, "You hold as many device keys as you may"),
         Kind("too-many-accounts", 409, "The address serves as many players as it may"),
         Kind("challenge-not-open", 409, "The challenge is no longer open"),
+        Kind("break-refused", 409, "The break cannot be taken"),
         Kind("bot-rated-game", 409, "A bot plays a rated game with a person only when challenged"),
         Kind("payload-too-large", 413, "The request body is too large"),
         Kind("uri-too-long", 414, "The request line is too long"),
@@ -115,6 +116,7 @@ PROBLEMS: dict[type[games.GameError], str] = {
     games.NotYourChallenge: "not-your-challenge",
     games.ChallengeNotOpen: "challenge-not-open",
     games.BotRatedGame: "bot-rated-game",
+    games.BreakRefused: "break-refused",
     games.CorruptGame: "corrupt-game",
     games.StoreUnavailable: "store-unavailable",
     games.Refused: "validation-error",  # a refusal of a kind of its own not named above

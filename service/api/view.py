@@ -86,11 +86,19 @@ def game_view(
                 "taken": s.taken,
                 "takeover": s.takeover,
                 "ai_decisions": s.ai_decisions,
+                "timeouts": s.timeouts,
+                "timeouts_in_a_row": s.timeouts_in_a_row,
+                "break_until": s.break_until,
+                "break_days_used": s.break_days_used,
+                "break_days_allowed": s.break_days_allowed,
             }
             for n, s in enumerate(game.seats)
         ],
         "move_time_limit": game.creation.move_time_limit,
         "timeout_policy": game.creation.timeout_policy,
+        "timeout_limit": game.creation.timeout_limit,
+        "final_timeout_policy": game.creation.final_timeout_policy,
+        "on_timeout": game.on_timeout,
         "join_time_limit": game.creation.join_time_limit,
         "deadline_at": game.deadline,
         "commitment": game.creation.commitment,
@@ -217,6 +225,24 @@ class SeatSchema(Schema):
             " time ran out (timeout policies ai and takeover)"
         }
     )
+    timeouts = fields.Integer(metadata={"description": "times the person's move time ran out"})
+    timeouts_in_a_row = fields.Integer(
+        metadata={
+            "description": "the same since the person last decided or took the seat back:"
+            " at the game's `timeout_limit`, a takeover policy's final policy applies"
+        }
+    )
+    break_until = fields.DateTime(
+        allow_none=True,
+        metadata={
+            "description": "the end of the last break the seat's person took (their clock"
+            " stands still until then); null: none in this game"
+        },
+    )
+    break_days_used = fields.Integer(
+        metadata={"description": "days of breaks the person took this year, as at their last"}
+    )
+    break_days_allowed = fields.Integer(metadata={"description": "days of breaks a year"})
 
 
 class PlaySchema(Schema):
@@ -362,6 +388,25 @@ class GameViewSchema(Schema):
     seats = fields.List(fields.Nested(SeatSchema))
     move_time_limit = fields.Integer(allow_none=True, metadata={"description": "seconds"})
     timeout_policy = fields.String(metadata={"example": "ai:greedy"})
+    timeout_limit = fields.Integer(
+        metadata={"description": "with a takeover policy: the timeouts in a row it forgives"}
+    )
+    final_timeout_policy = fields.String(
+        metadata={
+            "enum": ["takeover", "forfeit"],
+            "description": "with a takeover policy: what applies at `timeout_limit`",
+        }
+    )
+    on_timeout = fields.String(
+        allow_none=True,
+        metadata={
+            "example": "ai:greedy",
+            "description": "what happens if the acting person's time runs out now: the"
+            " timeout policy that applies at this timeout (`ai:<level>`: an AI makes this"
+            " one decision; `takeover:<level>`: an AI plays the seat until its person takes"
+            " it back; `forfeit`); null when no move time runs",
+        },
+    )
     join_time_limit = fields.Integer(allow_none=True, metadata={"description": "seconds"})
     deadline_at = fields.DateTime(
         allow_none=True,

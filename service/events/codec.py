@@ -30,8 +30,13 @@ from .model import (
     AI,
     AI_LEVELS,
     DEFAULT_TIMEOUT_POLICY,
+    FINAL_TIMEOUT_POLICIES,
     HUMAN,
+    MAX_TIMEOUT_LIMIT,
+    TAKEOVER,
     TIMEOUT_POLICIES,
+    BreakEnded,
+    BreakTaken,
     DecisionMade,
     Event,
     GameAborted,
@@ -45,6 +50,7 @@ from .model import (
 )
 
 SEAT = validate.Range(min=0, max=3)
+DAYS = validate.Range(min=0, max=366)  # of breaks in a year
 SHA256_HEX = validate.Regexp(r"^[0-9a-f]{64}$", error="not a sha256 in hex")
 SALT_HEX = validate.Regexp(r"^[0-9a-f]{64}$", error="not 32 bytes in hex")
 
@@ -149,6 +155,12 @@ class GameCreatedSchema(_Schema):
         strict=True, required=True, allow_none=True, validate=validate.Range(min=1)
     )
     rated = fields.Boolean(required=True)
+    timeout_limit = fields.Integer(
+        strict=True, required=True, validate=validate.Range(min=1, max=MAX_TIMEOUT_LIMIT)
+    )
+    final_timeout_policy = fields.String(
+        required=True, validate=validate.OneOf(FINAL_TIMEOUT_POLICIES)
+    )
 
     @post_load
     def _build(self, data, **kwargs):
@@ -214,6 +226,23 @@ class SeatReturnedSchema(_Schema):
     seat = fields.Integer(strict=True, required=True, validate=SEAT)
 
 
+class BreakTakenSchema(_Schema):
+    class Meta:
+        event = BreakTaken
+
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+    until = fields.AwareDateTime(required=True, format="iso")
+    days_used = fields.Integer(strict=True, required=True, validate=DAYS)
+    days_allowed = fields.Integer(strict=True, required=True, validate=DAYS)
+
+
+class BreakEndedSchema(_Schema):
+    class Meta:
+        event = BreakEnded
+
+    seat = fields.Integer(strict=True, required=True, validate=SEAT)
+
+
 class GameAbortedSchema(_Schema):
     class Meta:
         event = GameAborted
@@ -245,6 +274,12 @@ def _game_created_v2(data: dict) -> dict:
     return {**data, "rated": False}
 
 
+def _game_created_v3(data: dict) -> dict:
+    # Version 4 added the timeouts in a row a takeover policy forgives and what follows
+    # them; before, the first timeout had the AI play the seat to the end.
+    return {**data, "timeout_limit": 1, "final_timeout_policy": TAKEOVER}
+
+
 def _seat_joined_v1(data: dict) -> dict:
     # Version 2 added the registered player a seat belongs to; version 1 seats had none.
     return {**data, "player": None}
@@ -258,7 +293,10 @@ def _seat_registered_v1(data: dict) -> dict:
 
 EVENT_TYPES: dict[type, EventType] = {
     GameCreated: EventType(
-        "GameCreated", 3, GameCreatedSchema(), {1: _game_created_v1, 2: _game_created_v2}
+        "GameCreated",
+        4,
+        GameCreatedSchema(),
+        {1: _game_created_v1, 2: _game_created_v2, 3: _game_created_v3},
     ),
     SeatJoined: EventType("SeatJoined", 2, SeatJoinedSchema(), {1: _seat_joined_v1}),
     SeatRegistered: EventType(
@@ -268,6 +306,8 @@ EVENT_TYPES: dict[type, EventType] = {
     GameResigned: EventType("GameResigned", 1, GameResignedSchema(), {}),
     TurnTimedOut: EventType("TurnTimedOut", 1, TurnTimedOutSchema(), {}),
     SeatReturned: EventType("SeatReturned", 1, SeatReturnedSchema(), {}),
+    BreakTaken: EventType("BreakTaken", 1, BreakTakenSchema(), {}),
+    BreakEnded: EventType("BreakEnded", 1, BreakEndedSchema(), {}),
     GameAborted: EventType("GameAborted", 1, GameAbortedSchema(), {}),
 }
 BY_NAME = {event_type.name: event_type for event_type in EVENT_TYPES.values()}
@@ -326,7 +366,8 @@ def _decode(name: str, version: int, data: str | bytes) -> Event:
         raise ValidationError("data is not an object")
     for old in range(version, event_type.version):
         fields_ = event_type.upcasters[old](fields_)
-    event = FAST[name](fields_)
+    fast = FAST.get(name)  # the rare events (a break) have none
+    event = fast(fields_) if fast is not None else None
     return event if event is not None else event_type.schema.load(fields_)
 
 
@@ -430,7 +471,7 @@ def _game_aborted(data: dict) -> GameAborted | None:
 CREATED_KEYS = (
     frozenset(
         {"settings", "seats", "deck", "salt", "commitment", "timeout_policy", "join_time_limit"}
-        | {"rated"}
+        | {"rated", "timeout_limit", "final_timeout_policy"}
     ),
     frozenset({"move_time_limit"}),
 )
@@ -469,6 +510,11 @@ def _game_created(data: dict) -> GameCreated | None:
     move, join, rated = data.get("move_time_limit"), data["join_time_limit"], data["rated"]
     if not (_limit(move) and _limit(join) and type(rated) is bool):
         return None
+    limit, final = data["timeout_limit"], data["final_timeout_policy"]
+    if not (type(limit) is int and 1 <= limit <= MAX_TIMEOUT_LIMIT):
+        return None
+    if not (type(final) is str and final in FINAL_TIMEOUT_POLICIES):
+        return None
     specs = tuple(_spec(seat) for seat in seats)
     if None in specs or len(specs) != settings["players"]:
         return None
@@ -479,7 +525,9 @@ def _game_created(data: dict) -> GameCreated | None:
         salt = bytes.fromhex(salt)
     except (ClaimError, TypeError, ValueError):
         return None
-    return GameCreated(chosen, specs, cards, salt, commitment, move, policy, join, rated)
+    return GameCreated(
+        chosen, specs, cards, salt, commitment, move, policy, join, rated, limit, final
+    )
 
 
 FAST: dict[str, Callable[[dict], Event | None]] = {
@@ -490,5 +538,6 @@ FAST: dict[str, Callable[[dict], Event | None]] = {
     "GameResigned": _one_seat(GameResigned),
     "TurnTimedOut": _turn_timed_out,
     "SeatReturned": _one_seat(SeatReturned),
+    "BreakEnded": _one_seat(BreakEnded),
     "GameAborted": _game_aborted,
 }

@@ -83,6 +83,17 @@ class UnknownDevice(StoreError):
         self.device_id = device_id
 
 
+class BreakRefused(StoreError):
+    """A break refused: one runs already (`running`), or the year's days would not
+    hold it; `breaks` as they are."""
+
+    def __init__(self, breaks, running: bool):
+        why = "a break runs already" if running else "the year's days of breaks would not hold it"
+        super().__init__(why)
+        self.breaks = breaks
+        self.running = running
+
+
 class SeatRefusal(Exception):
     """What the fold's own rules refuse, beyond the engine's: the seats and the start."""
 

@@ -30,9 +30,13 @@ from .codec import encode
 from .errors import GameNotStarted, RejectedEvent, SeatRefusal, SeatUnavailable
 from .model import (
     AI,
+    AI_DECIDES,
+    CORRESPONDENCE,
     FORFEIT,
     HUMAN,
     TAKEOVER,
+    BreakEnded,
+    BreakTaken,
     DecisionMade,
     GameAborted,
     GameCreated,
@@ -71,10 +75,30 @@ class Seat:
     joined_at: datetime | None = None  # when the person took the seat
     takeover: str | None = None  # the level of the AI playing a person's seat meanwhile
     ai_decisions: int = 0  # decisions an AI made for the person when their time ran out
+    timeouts: int = 0  # times the person's move time ran out
+    timeouts_in_a_row: int = 0  # the same since the person last decided or came back
+    breaks: tuple[tuple[datetime, datetime], ...] = ()  # (from, until) of each break taken
+    break_days_used: int = 0  # of the person's days of breaks this year, as the last said
+    break_days_allowed: int = 0
 
     @property
     def taken(self) -> bool:
         return self.kind == AI or self.token_hash is not None
+
+    @property
+    def break_until(self) -> datetime | None:
+        """When the last break of the seat's person ends (or ended); None if none."""
+        return self.breaks[-1][1] if self.breaks else None
+
+    def on_break(self, at: datetime) -> bool:
+        return bool(self.breaks) and self.breaks[-1][0] <= at < self.breaks[-1][1]
+
+    def paused_after(self, since: datetime) -> timedelta:
+        """How long the person's breaks stopped their clock after `since`."""
+        return sum(
+            (until - max(start, since) for start, until in self.breaks if until > since),
+            timedelta(),
+        )
 
     @property
     def ai_level(self) -> str | None:
@@ -160,9 +184,28 @@ class Game:
             limit, since = self.creation.join_time_limit, self.created_at
         elif self.status == RUNNING and self.acting_ai is None:
             limit, since = self.creation.move_time_limit, self.waiting_since
+            if limit is not None:  # a break of the person stops their clock
+                paused = self.seats[self.state.to_act].paused_after(since)
+                return since + timedelta(seconds=limit) + paused
         else:
             return None
         return None if limit is None else since + timedelta(seconds=limit)
+
+    @property
+    def on_timeout(self) -> str | None:
+        """The timeout policy that applies if the seat to act lets its time run out
+        now: the game's, or what its takeover policy comes to at this timeout (an AI's
+        one decision before the limit; the final policy at it); None if no deadline
+        runs for a seat."""
+        if self.status != RUNNING or self.acting_ai is not None:
+            return None
+        creation = self.creation
+        mode, level = policy_parts(creation.timeout_policy)
+        if creation.move_time_limit is None or mode != TAKEOVER:
+            return None if creation.move_time_limit is None else creation.timeout_policy
+        if self.seats[self.state.to_act].timeouts_in_a_row + 1 < creation.timeout_limit:
+            return f"{AI_DECIDES}:{level}"
+        return FORFEIT if creation.final_timeout_policy == FORFEIT else creation.timeout_policy
 
     @property
     def result(self) -> Result | None:
@@ -198,6 +241,7 @@ def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
     state through them a quarter faster than `apply` after `apply`."""
     replay = Replay(game.state)
     timed_out = []  # the seats an AI decided for since their move time ran out
+    decided = set()  # the seats that decided for themselves
     for n, record in enumerate(records):
         event = record.event
         try:
@@ -212,6 +256,8 @@ def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
                     f"an AI plays seat {event.seat} since its move time ran out:"
                     " take the seat back first"
                 )
+            else:
+                decided.add(event.seat)
             replay.apply(event.decision, seat=event.seat)
         except (IllegalDecision, SeatRefusal) as error:
             raise RejectedEvent(game_id, record.version, error) from None
@@ -222,17 +268,21 @@ def _decided(game_id: str, game: Game, records: list[Recorded]) -> Game:
         chain = link(chain, canonical_bytes(record))
     changes = {"state": state, "decisions": game.decisions + len(records), "ending": ending}
     changes["chain"] = chain
-    if timed_out:
-        changes["seats"] = _with_ai_decisions(game.seats, timed_out)
+    if timed_out or any(game.seats[seat].timeouts_in_a_row for seat in decided):
+        changes["seats"] = _counted(game.seats, timed_out, decided)
     return _changed(game, records[-1], changes)
 
 
-def _with_ai_decisions(seats: tuple[Seat, ...], timed_out: list[int]) -> tuple[Seat, ...]:
+def _counted(seats: tuple[Seat, ...], timed_out: list[int], decided: set[int]) -> tuple[Seat, ...]:
     """`seats`, each counting the decisions an AI made for it, once per time in
-    `timed_out`."""
+    `timed_out`; those in `decided` decided for themselves since: no timeout in a row."""
     return tuple(
-        replace(seat, ai_decisions=seat.ai_decisions + timed_out.count(n))
-        if n in timed_out
+        replace(
+            seat,
+            ai_decisions=seat.ai_decisions + timed_out.count(n),
+            timeouts_in_a_row=0 if n in decided else seat.timeouts_in_a_row,
+        )
+        if n in timed_out or n in decided
         else seat
         for n, seat in enumerate(seats)
     )
@@ -316,18 +366,53 @@ def _changes(game: Game, record: Recorded) -> dict:
         if event.seat != game.state.to_act:
             raise NotYourTurn(f"seat {event.seat} is not the seat to act")
         mode, level = policy_parts(event.policy)
+        seat = game.seats[event.seat]
+        counted = {"timeouts": seat.timeouts + 1, "timeouts_in_a_row": seat.timeouts_in_a_row + 1}
+        changes = {"seats": _with_seat(game, event.seat, **counted)}
         if mode == FORFEIT:
-            return {"ending": _lost_by(game.settings, FORFEITED, event.seat)}
-        if mode == TAKEOVER:
-            return {"seats": _with_seat(game, event.seat, takeover=level)}
-        return {}  # the policy's AI makes this one decision, as a DecisionMade
+            changes["ending"] = _lost_by(game.settings, FORFEITED, event.seat)
+        elif mode == TAKEOVER:
+            changes["seats"] = _with_seat(game, event.seat, takeover=level, **counted)
+        return changes  # with `ai:<level>`, its AI makes this one decision: a DecisionMade
+    if isinstance(event, BreakTaken):
+        return {"seats": _break_taken(game, event, record.at), "waiting_since": game.waiting_since}
+    if isinstance(event, BreakEnded):
+        seat = game.seats[event.seat] if event.seat in range(len(game.seats)) else None
+        if seat is None or not seat.on_break(record.at):
+            raise IllegalDecision(f"seat {event.seat} is not on a break")
+        breaks = (*seat.breaks[:-1], (seat.breaks[-1][0], record.at))
+        seats = _with_seat(game, event.seat, breaks=breaks)
+        return {"seats": seats, "waiting_since": game.waiting_since}
     if isinstance(event, SeatReturned):
         if not _taken_over(game, event.seat):
             raise SeatUnavailable(f"no AI is playing seat {event.seat}")
         # Another person's move time runs on; the returning seat's own starts now.
         since = record.at if game.state.to_act == event.seat else game.waiting_since
-        return {"seats": _with_seat(game, event.seat, takeover=None), "waiting_since": since}
+        seats = _with_seat(game, event.seat, takeover=None, timeouts_in_a_row=0)
+        return {"seats": seats, "waiting_since": since}
     raise TypeError(f"not an event: {event!r}")
+
+
+def _break_taken(game: Game, event: BreakTaken, at: datetime) -> tuple[Seat, ...]:
+    """The seats once `event`'s seat took its break at `at`: a person's seat, in a
+    correspondence game, not on a break already, its move time not run out."""
+    seat = game.seats[event.seat] if event.seat in range(len(game.seats)) else None
+    if seat is None or seat.kind != HUMAN or not seat.taken:
+        raise IllegalDecision(f"seat {event.seat} is not a person's seat taken")
+    limit = game.creation.move_time_limit
+    if limit is None or limit < CORRESPONDENCE:
+        raise IllegalDecision("a break stops a correspondence clock only: a day or more a move")
+    if event.until <= at or seat.on_break(at):
+        raise IllegalDecision(f"seat {event.seat} is on a break already, or this one is over")
+    if game.state.to_act == event.seat and game.deadline is not None and game.deadline <= at:
+        raise IllegalDecision(f"seat {event.seat}'s move time has run out")
+    return _with_seat(
+        game,
+        event.seat,
+        breaks=(*seat.breaks, (at, event.until)),
+        break_days_used=event.days_used,
+        break_days_allowed=event.days_allowed,
+    )
 
 
 def _taken_over(game: Game, seat: int) -> bool:

@@ -21,7 +21,10 @@ AI_LEVELS = ("random", "greedy", "expert")
 
 # What happens when a seat's move time runs out (issue 8): "forfeit" ends the game and
 # the seat's side loses; "ai:<level>" has an AI make that one decision for the seat;
-# "takeover:<level>" has an AI play the seat until its player comes back.
+# "takeover:<level>" has an AI make that one decision, and after `timeout_limit`
+# timeouts of the seat in a row applies the game's final timeout policy: the AI plays
+# the seat until its person comes back ("takeover"), or the seat forfeits ("forfeit").
+# A `TurnTimedOut` names the policy that applied (`Game.on_timeout`).
 FORFEIT = "forfeit"
 AI_DECIDES = "ai"
 TAKEOVER = "takeover"
@@ -29,7 +32,12 @@ TIMEOUT_POLICIES = (FORFEIT,) + tuple(
     f"{mode}:{level}" for mode in (AI_DECIDES, TAKEOVER) for level in AI_LEVELS
 )
 DEFAULT_TIMEOUT_POLICY = "ai:greedy"
+FINAL_TIMEOUT_POLICIES = (TAKEOVER, FORFEIT)
+TIMEOUT_LIMIT = 3  # the timeouts in a row a takeover policy forgives, by default
+MAX_TIMEOUT_LIMIT = 10
 DEFAULT_JOIN_TIME_LIMIT = 7 * 24 * 3600  # seconds for every human seat to be taken
+# The shortest move time of a correspondence game, whose clock a player's break stops.
+CORRESPONDENCE = 24 * 3600
 
 
 def policy_parts(policy: str) -> tuple[str, str | None]:
@@ -77,6 +85,10 @@ class GameCreated:
     timeout_policy: str = DEFAULT_TIMEOUT_POLICY  # what happens when the move time runs out
     join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT  # seconds; then the game is aborted
     rated: bool = False  # its result moves the ratings (`ratings.py`)
+    # Under a takeover policy: the timeouts of a seat in a row after which the final
+    # policy applies (games made before there was a limit: 1, the AI to the end).
+    timeout_limit: int = TIMEOUT_LIMIT
+    final_timeout_policy: str = TAKEOVER
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +133,9 @@ class GameResigned:
 
 @dataclass(frozen=True, slots=True)
 class TurnTimedOut:
-    """The seat to act let its move time run out; `policy` says what follows."""
+    """The seat to act let its move time run out; `policy` says what followed: the
+    game's policy, or what its takeover policy came to at this timeout (`ai:<level>`
+    for one decision, `forfeit` at the limit)."""
 
     seat: int
     policy: str
@@ -130,6 +144,25 @@ class TurnTimedOut:
 @dataclass(frozen=True, slots=True)
 class SeatReturned:
     """The person of a seat that an AI took over (timeout policy `takeover`) came back."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class BreakTaken:
+    """The person of a seat took a break: their move time stands still until `until`,
+    in a game of a move time of a day or more (`CORRESPONDENCE`). `days_used` of the
+    `days_allowed` a year, this one counted, as their opponents are told."""
+
+    seat: int
+    until: datetime
+    days_used: int
+    days_allowed: int
+
+
+@dataclass(frozen=True, slots=True)
+class BreakEnded:
+    """The person of a seat came back from their break before its end."""
 
     seat: int
 
@@ -149,6 +182,8 @@ Event = (
     | GameResigned
     | TurnTimedOut
     | SeatReturned
+    | BreakTaken
+    | BreakEnded
     | GameAborted
 )
 

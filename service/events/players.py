@@ -12,6 +12,10 @@ the digest of the address its owner confirmed (`address_digest`): the address is
 confirmed while it is the player's address still (a player registered before addresses
 were confirmed has none: unconfirmed).
 
+A player's breaks (their correspondence clocks stopped, a bounded number of days a
+year) are in the same hash: `break_year`, `break_days` (the days taken that year) and
+`break_until` (the end of the last, in seconds since the epoch).
+
 A player has a key per device. The one made at registration is the device `first`,
 its digest in the hash's `key_hash` (as players registered before there were devices
 have it); each other device `<d>` has `key_hash:<d>` and `device:<d>` (its name and
@@ -34,12 +38,12 @@ import json
 import secrets
 from collections.abc import Collection
 from dataclasses import asdict, dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 
 import redis
 
 from .connection import redis_errors
-from .errors import UnknownDevice, UnknownPlayer
+from .errors import BreakRefused, UnknownDevice, UnknownPlayer
 from .store import KEY_REVOKED, changes_channel, utc_now
 
 
@@ -68,6 +72,19 @@ class Player:
     created_at: datetime
     bot: bool = False  # a program's account, marked as such everywhere; never changes
     email_confirmed: bool = False  # its owner opened the link mailed to it: mail may go
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerBreak:
+    """A player's breaks this year: the days taken of those allowed, and the end of the
+    last one (None: none taken)."""
+
+    until: datetime | None
+    days_used: int
+    days_allowed: int
+
+    def running(self, at: datetime) -> bool:
+        return self.until is not None and self.until > at
 
 
 FIRST_DEVICE = "first"  # the device of the key made at registration
@@ -132,6 +149,40 @@ return 1
 """
 
 # KEYS: a player's hash.  ARGV: a key field, the digest it must hold, the new digest.
+# KEYS[1]: the player's hash. ARGV: now and the break's end (seconds since the epoch),
+# this year, the days of the break, the days a year allowed. Answers {1, days used this
+# year}, or {-1, 0} for no such player, {-2, used} while a break runs, {-3, used} past
+# the days allowed.
+TAKE_BREAK = """
+if redis.call('HEXISTS', KEYS[1], 'name') == 0 then return {-1, 0} end
+local used = 0
+if redis.call('HGET', KEYS[1], 'break_year') == ARGV[3] then
+    used = tonumber(redis.call('HGET', KEYS[1], 'break_days') or '0')
+end
+if tonumber(redis.call('HGET', KEYS[1], 'break_until') or '0') > tonumber(ARGV[1]) then
+    return {-2, used}
+end
+if used + tonumber(ARGV[4]) > tonumber(ARGV[5]) then return {-3, used} end
+used = used + tonumber(ARGV[4])
+redis.call('HSET', KEYS[1], 'break_year', ARGV[3], 'break_days', used, 'break_until', ARGV[2])
+return {1, used}
+"""
+
+# KEYS[1]: the player's hash. ARGV: now (seconds since the epoch), this year. Ends the
+# break running now, giving back the whole days not begun; answers the days used this
+# year, or -1 if no break runs.
+END_BREAK = """
+local now = tonumber(ARGV[1])
+local ends = tonumber(redis.call('HGET', KEYS[1], 'break_until') or '0')
+if ends <= now then return -1 end
+local used = tonumber(redis.call('HGET', KEYS[1], 'break_days') or '0')
+if redis.call('HGET', KEYS[1], 'break_year') == ARGV[2] then
+    used = math.max(0, used - math.floor((ends - now) / 86400))
+end
+redis.call('HSET', KEYS[1], 'break_days', used, 'break_until', ARGV[1])
+return used
+"""
+
 SWITCH_KEY = """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
@@ -149,6 +200,8 @@ class PlayerStore:
         self._keys = f"{prefix}:player-keys"
         self._switch_key = client.register_script(SWITCH_KEY)
         self._add_device = client.register_script(ADD_DEVICE)
+        self._take_break = client.register_script(TAKE_BREAK)
+        self._end_break = client.register_script(END_BREAK)
         self._bots: dict[str, bool] = {}  # whether each player is a bot: it never changes
 
     def _key(self, player_id: str, *suffix: str) -> str:
@@ -327,6 +380,43 @@ class PlayerStore:
         with redis_errors():
             self._redis.hset(self._key(player_id), "email_confirmed", confirmed)
         return self.get(player_id)
+
+    def breaks(self, player_id: str, allowed: int) -> PlayerBreak:
+        """The player's breaks this year, of `allowed` days."""
+        with redis_errors():
+            year, days, until = self._redis.hmget(
+                self._key(player_id), "break_year", "break_days", "break_until"
+            )
+        this_year = year is not None and int(year) == self._clock().year
+        return PlayerBreak(
+            until=datetime.fromtimestamp(int(until), UTC) if until else None,
+            days_used=int(days) if this_year and days else 0,
+            days_allowed=allowed,
+        )
+
+    def take_break(self, player_id: str, days: int, allowed: int) -> PlayerBreak:
+        """A break of `days` from now, if no break runs and the year's `allowed` days
+        hold it; `BreakRefused` (with the breaks as they are) if not."""
+        now = self._clock()
+        until = now + timedelta(days=days)
+        args = [now.timestamp(), int(until.timestamp()), now.year, days, allowed]
+        with redis_errors():
+            answer, used = self._take_break(keys=[self._key(player_id)], args=args)
+        if answer == -1:
+            raise UnknownPlayer(player_id)
+        if answer < 0:
+            raise BreakRefused(self.breaks(player_id, allowed), running=answer == -2)
+        return PlayerBreak(datetime.fromtimestamp(args[1], UTC), used, allowed)
+
+    def end_break(self, player_id: str, allowed: int) -> PlayerBreak | None:
+        """End the player's break now (the whole days not begun given back); None if
+        none runs."""
+        now = self._clock()
+        with redis_errors():
+            used = self._end_break(
+                keys=[self._key(player_id)], args=[int(now.timestamp()), now.year]
+            )
+        return None if used < 0 else PlayerBreak(now.replace(microsecond=0), used, allowed)
 
     def devices(self, player_id: str) -> list[Device]:
         """The player's devices, oldest first."""

@@ -55,6 +55,8 @@ from .fold import Game, fold
 from .model import (
     DEFAULT_JOIN_TIME_LIMIT,
     DEFAULT_TIMEOUT_POLICY,
+    TAKEOVER,
+    TIMEOUT_LIMIT,
     Event,
     GameCreated,
     Recorded,
@@ -179,6 +181,8 @@ class GameStore:
         timeout_policy: str = DEFAULT_TIMEOUT_POLICY,
         join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT,
         rated: bool = False,
+        timeout_limit: int = TIMEOUT_LIMIT,
+        final_timeout_policy: str = TAKEOVER,
         game_id: str | None = None,
     ) -> Game:
         """A new game with a fresh random id (or `game_id`: StaleVersion if it exists):
@@ -198,6 +202,8 @@ class GameStore:
             timeout_policy,
             join_time_limit,
             rated,
+            timeout_limit,
+            final_timeout_policy,
         )
         if game_id is not None:
             if archived := self._archived_versions([game_id]):  # its stream is gone

@@ -13,6 +13,8 @@ from collections import Counter
 
 from service.domain import Faction, State
 from service.events import (
+    BreakEnded,
+    BreakTaken,
     DecisionMade,
     Event,
     GameAborted,
@@ -98,6 +100,13 @@ def event_words(event: Event) -> str:
         return f"seat {event.seat}'s time ran out ({event.policy})"
     if isinstance(event, SeatReturned):
         return f"seat {event.seat}'s player is back"
+    if isinstance(event, BreakTaken):
+        return (
+            f"seat {event.seat}'s player takes a break until {event.until:%Y-%m-%d %H:%M} UTC"
+            f" ({event.days_used} of {event.days_allowed} days this year)"
+        )
+    if isinstance(event, BreakEnded):
+        return f"seat {event.seat}'s player is back from their break"
     if isinstance(event, SeatJoined):
         return f"{event.name} took seat {event.seat}"
     if isinstance(event, SeatRegistered):

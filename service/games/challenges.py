@@ -36,6 +36,8 @@ from service.events import (
     HUMAN,
     PAIR,
     SENT_FULL,
+    TAKEOVER,
+    TIMEOUT_LIMIT,
     Challenge,
     PlacesHeld,
     SeatJoined,
@@ -82,6 +84,8 @@ class ChallengeSettings:
     timeout_policy: str = DEFAULT_TIMEOUT_POLICY
     rated: bool = False
     others: str = DEFAULT_OTHERS
+    timeout_limit: int = TIMEOUT_LIMIT
+    final_timeout_policy: str = TAKEOVER
 
 
 @dataclass(frozen=True, slots=True)
@@ -326,6 +330,8 @@ def _accepted(claim: Claim, challenge: Challenge) -> Challenge:
             timeout_policy=wanted.timeout_policy,
             join_time_limit=None,
             rated=wanted.rated,
+            timeout_limit=wanted.timeout_limit,
+            final_timeout_policy=wanted.final_timeout_policy,
             game_id=game_id,
         )
     except StaleVersion:  # made by an earlier accept

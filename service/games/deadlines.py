@@ -2,9 +2,10 @@
 
 When a game's deadline passes, its timer fires `expire(game id, version)`: if the game
 is still at that version, it appends, at that version and with event ids derived from
-it (`ids.py`: a timer fired twice lands once), what the game's timeout policy says:
-`TurnTimedOut` and, for `ai:<level>`, the AI's decision for the seat; a game still
-open when its join time runs out is aborted.
+it (`ids.py`: a timer fired twice lands once), what the game's timeout policy comes to
+now (`Game.on_timeout`): `TurnTimedOut` and, for `ai:<level>` (a takeover policy
+before its limit too), the AI's decision for the seat; a game still open when its join
+time runs out is aborted.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def expire(claim: Claim, game_id: str, version: int) -> tuple[Event, ...]:
     if game.status == OPEN:
         events = [GameAborted(JOIN_EXPIRED)]
     else:
-        seat, policy = game.state.to_act, game.creation.timeout_policy
+        seat, policy = game.state.to_act, game.on_timeout
         events = [TurnTimedOut(seat, policy)]
         mode, level = policy_parts(policy)
         if mode == AI_DECIDES:

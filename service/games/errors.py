@@ -150,6 +150,10 @@ class BotRatedGame(Refused):
     """A bot and a person in one rated game without the person's challenge."""
 
 
+class BreakRefused(Refused):
+    """A break refused: one runs, or the year's days of breaks would not hold it."""
+
+
 class Failed(GameError):
     """The service failed; the request may be tried again."""
 
@@ -189,6 +193,12 @@ def translated(error: Exception) -> GameError | None:
         return Unauthorized("no such player")
     if isinstance(error, events.UnknownDevice):
         return UnknownDevice(f"you have no device {error.device_id!r}")
+    if isinstance(error, events.BreakRefused):
+        taken = error.breaks
+        return BreakRefused(
+            f"{error}: {taken.days_used} of your {taken.days_allowed} days of breaks"
+            " this year are taken"
+        )
     if isinstance(error, events.CorruptEvent):
         return CorruptGame(f"game {error.game_id}: event {error.version} is corrupt")
     if isinstance(error, events.StoreUnavailable):

@@ -24,6 +24,8 @@ from service.events import (
     FORFEIT,
     HUMAN,
     OPEN,
+    TAKEOVER,
+    TIMEOUT_LIMIT,
     DecisionMade,
     Event,
     Game,
@@ -76,13 +78,16 @@ def create(
     join_time_limit: int | None = DEFAULT_JOIN_TIME_LIMIT,
     rated: bool = False,
     public: bool = False,
+    timeout_limit: int = TIMEOUT_LIMIT,
+    final_timeout_policy: str = TAKEOVER,
 ) -> Created:
     """A new game, its deck shuffled by the store, with an invite per human seat.
 
     `factions`: a preset name or faction codes; `seats`: (kind, AI level) per seat,
     all human by default; `rated`: its result moves the ratings, and only registered
     players take its human seats; `public`: anybody takes a human seat from the lobby,
-    without an invite (none is made)."""
+    without an invite (none is made); `timeout_limit`, `final_timeout_policy`: what a
+    takeover policy comes to (`Game.on_timeout`)."""
     settings = settings_of(players, factions, first_leader)
     check_timeout_policy(rated, move_time_limit, timeout_policy)
     seats = list(seats) if seats is not None else [(HUMAN, None)] * players
@@ -101,6 +106,8 @@ def create(
         timeout_policy=timeout_policy,
         join_time_limit=join_time_limit,
         rated=rated,
+        timeout_limit=timeout_limit,
+        final_timeout_policy=final_timeout_policy,
     )
     follow_up(claim, Change(game, (game.creation,)))
     return Created(game, invites)
@@ -315,6 +322,8 @@ def rematch(claim: Claim, game_id: str, token: str | None) -> Rematch:
             timeout_policy=creation.timeout_policy,
             join_time_limit=creation.join_time_limit,
             rated=creation.rated,
+            timeout_limit=creation.timeout_limit,
+            final_timeout_policy=creation.final_timeout_policy,
             game_id=new_id,
         )
         first = True

@@ -2,6 +2,7 @@
 
 import json
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given, settings
@@ -10,6 +11,8 @@ from marshmallow import ValidationError
 
 from service.domain import Decision
 from service.events import (
+    BreakEnded,
+    BreakTaken,
     DecisionMade,
     GameAborted,
     GameResigned,
@@ -25,6 +28,7 @@ from service.events.codec import (
     FAST,
     _game_created_v1,
     _game_created_v2,
+    _game_created_v3,
     decode,
     encode,
 )
@@ -44,6 +48,8 @@ EXAMPLES = [
     TurnTimedOut(seat=0, policy="forfeit"),
     TurnTimedOut(seat=1, policy="takeover:expert"),
     SeatReturned(seat=1),
+    BreakTaken(seat=0, until=datetime(2026, 12, 24, tzinfo=UTC), days_used=7, days_allowed=30),
+    BreakEnded(seat=0),
     GameAborted(reason="seats not taken in time"),
 ]
 
@@ -85,17 +91,41 @@ def test_a_version_1_creation_is_upcast_to_the_default_policy_and_no_join_limit(
     name, _, data = encode(creation)
     fields = json.loads(data)
     del fields["timeout_policy"], fields["join_time_limit"], fields["rated"]
+    del fields["timeout_limit"], fields["final_timeout_policy"]
     old = decode(name, 1, json.dumps(fields))
-    assert old == replace(creation, timeout_policy="ai:greedy", join_time_limit=None)
+    assert old == replace(
+        creation, timeout_policy="ai:greedy", join_time_limit=None, timeout_limit=1
+    )
 
 
 def test_a_version_2_creation_is_upcast_to_an_unrated_game():
     creation = replace(a_creation(players=2, move_time_limit=60), rated=True)
     name, version, data = encode(creation)
     fields = json.loads(data)
-    del fields["rated"]
-    assert version == 3
-    assert decode(name, 2, json.dumps(fields)) == replace(creation, rated=False)
+    del fields["rated"], fields["timeout_limit"], fields["final_timeout_policy"]
+    assert version == 4
+    assert decode(name, 2, json.dumps(fields)) == replace(creation, rated=False, timeout_limit=1)
+
+
+def test_a_version_3_takeover_game_keeps_taking_the_seat_over_at_its_first_timeout():
+    """Before there was a limit, a takeover policy had the AI play the seat to the end
+    at the first timeout: a game made then goes on so."""
+    creation = replace(a_creation(players=2, move_time_limit=60), timeout_policy="takeover:greedy")
+    name, _, data = encode(creation)
+    fields = json.loads(data)
+    del fields["timeout_limit"], fields["final_timeout_policy"]
+    old = decode(name, 3, json.dumps(fields))
+    assert (old.timeout_limit, old.final_timeout_policy) == (1, "takeover")
+
+
+def test_the_current_creation_needs_a_timeout_limit_in_range_and_a_final_policy():
+    name, version, data = encode(a_creation())
+    fields = json.loads(data)
+    for wrong in ({"timeout_limit": 0}, {"timeout_limit": 11}, {"timeout_limit": "3"}):
+        with pytest.raises(ValidationError, match="timeout_limit"):
+            decode(name, version, json.dumps({**fields, **wrong}))
+    with pytest.raises(ValidationError, match="final_timeout_policy"):
+        decode(name, version, json.dumps({**fields, "final_timeout_policy": "ai:greedy"}))
 
 
 def test_the_current_creation_needs_its_rated_field_as_a_boolean():
@@ -194,7 +224,15 @@ def _stored(event) -> tuple[str, dict]:
     return name, json.loads(data)
 
 
-@pytest.mark.parametrize("event", EXAMPLES, ids=lambda event: type(event).__name__)
+# A break is rare: the schema alone reads it.
+FAST_EXAMPLES = [event for event in EXAMPLES if encode(event)[0] in FAST]
+
+
+def test_only_the_rare_events_have_no_fast_path():
+    assert set(BY_NAME) - set(FAST) == {"BreakTaken"}
+
+
+@pytest.mark.parametrize("event", FAST_EXAMPLES, ids=lambda event: type(event).__name__)
 def test_the_fast_path_reads_every_example_as_the_schema_does(event):
     name, fields = _stored(event)
     fast = FAST[name](fields)
@@ -206,8 +244,10 @@ def test_old_versions_are_upcast_then_read_by_the_fast_path():
     creation = a_creation(players=2, move_time_limit=60)
     name, fields = _stored(creation)
     del fields["timeout_policy"], fields["join_time_limit"], fields["rated"]
-    upcast = _game_created_v2(_game_created_v1(fields))
-    assert FAST[name](upcast) == replace(creation, timeout_policy="ai:greedy", join_time_limit=None)
+    del fields["timeout_limit"], fields["final_timeout_policy"]
+    upcast = _game_created_v3(_game_created_v2(_game_created_v1(fields)))
+    old = replace(creation, timeout_policy="ai:greedy", join_time_limit=None, timeout_limit=1)
+    assert FAST[name](upcast) == old
 
 
 ODD_VALUES = [
@@ -219,7 +259,7 @@ ODD_VALUES = [
 
 @settings(max_examples=400, deadline=None)
 @given(
-    example=st.sampled_from(EXAMPLES),
+    example=st.sampled_from(FAST_EXAMPLES),
     changes=st.lists(
         st.tuples(st.integers(0, 20), st.sampled_from(["set", "drop", "add"]), st.integers(0, 30)),
         max_size=3,

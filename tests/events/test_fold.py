@@ -24,6 +24,8 @@ from service.events import (
     OPEN,
     RESIGNED,
     RUNNING,
+    BreakEnded,
+    BreakTaken,
     DecisionMade,
     Ending,
     GameAborted,
@@ -37,7 +39,16 @@ from service.events import (
     TurnTimedOut,
     fold,
 )
-from tests.events.factories import FACTIONS, TOKEN_HASH, a_creation, a_move, records, seats, then
+from tests.events.factories import (
+    FACTIONS,
+    START,
+    TOKEN_HASH,
+    a_creation,
+    a_move,
+    records,
+    seats,
+    then,
+)
 
 
 def _fold(*events):
@@ -284,6 +295,88 @@ def test_a_takeover_timeout_has_an_ai_play_the_seat_until_its_person_returns():
     game = then(game, SeatReturned(0))
     assert game.seats[0].takeover is None
     assert game.acting_ai is None
+
+
+def test_a_timeout_counts_for_its_seat_and_the_seats_own_decision_breaks_the_row():
+    game = fold(
+        "g", records(a_creation(kinds=["human", "random"]), SeatJoined(0, "Ann", TOKEN_HASH))
+    )
+    game = then(game, TurnTimedOut(0, "ai:greedy"))
+    decision = legal_decisions(game.state)[0]
+    game = then(game, DecisionMade(0, decision, timeout_policy="ai:greedy"))
+    assert (game.seats[0].timeouts, game.seats[0].timeouts_in_a_row) == (1, 1)
+    assert game.seats[0].ai_decisions == 1
+    game = then(game, DecisionMade(1, legal_decisions(game.state)[0]))
+    assert game.seats[0].timeouts_in_a_row == 1  # another seat's decision breaks nothing
+    game = then(game, DecisionMade(0, legal_decisions(game.state)[0]))
+    assert (game.seats[0].timeouts, game.seats[0].timeouts_in_a_row) == (1, 0)
+
+
+@pytest.mark.parametrize(
+    ("policy", "limit", "final", "in_a_row", "applies"),
+    [
+        ("takeover:expert", 3, "takeover", 0, "ai:expert"),
+        ("takeover:expert", 3, "takeover", 1, "ai:expert"),
+        ("takeover:expert", 3, "takeover", 2, "takeover:expert"),
+        ("takeover:greedy", 3, "forfeit", 2, "forfeit"),
+        ("takeover:greedy", 1, "takeover", 0, "takeover:greedy"),  # made before the limit
+        ("ai:random", 3, "forfeit", 5, "ai:random"),  # no limit to an AI's one decision
+        ("forfeit", 3, "takeover", 0, "forfeit"),
+    ],
+)
+def test_what_a_timeout_comes_to_depends_on_the_timeouts_in_a_row(
+    policy, limit, final, in_a_row, applies
+):
+    creation = replace(
+        a_creation(kinds=["human", "random"]),
+        move_time_limit=60,
+        timeout_policy=policy,
+        timeout_limit=limit,
+        final_timeout_policy=final,
+    )
+    game = fold("g", records(creation, SeatJoined(0, "Ann", TOKEN_HASH)))
+    game = replace(game, seats=(replace(game.seats[0], timeouts_in_a_row=in_a_row), game.seats[1]))
+    assert game.on_timeout == applies
+
+
+def test_no_timeout_applies_without_a_move_time_or_while_an_ai_plays_the_seat():
+    game = fold(
+        "g", records(a_creation(kinds=["human", "random"]), SeatJoined(0, "Ann", TOKEN_HASH))
+    )
+    assert game.on_timeout is None  # no move time limit
+    timed = replace(game.creation, move_time_limit=60, timeout_policy="takeover:greedy")
+    game = fold("g", records(timed, SeatJoined(0, "Ann", TOKEN_HASH)))
+    assert then(game, TurnTimedOut(0, "takeover:greedy")).on_timeout is None
+
+
+def _by_mail(limit=86400):
+    creation = replace(a_creation(kinds=["human", "random"]), move_time_limit=limit)
+    return fold("g", records(creation, SeatJoined(0, "Ann", TOKEN_HASH)))
+
+
+def test_a_break_moves_the_seats_deadline_on_by_the_break_and_ending_it_by_what_it_lasted():
+    game = _by_mail()
+    at = START + timedelta(minutes=game.version + 1)  # when `then` records the next event
+    taken = then(game, BreakTaken(0, at + timedelta(days=3), 3, 30))
+    assert taken.deadline == game.deadline + timedelta(days=3)
+    assert (taken.seats[0].break_days_used, taken.seats[0].break_days_allowed) == (3, 30)
+    ended = then(taken, BreakEnded(0))  # a minute later
+    assert ended.deadline == game.deadline + timedelta(minutes=1)
+    assert ended.seats[0].break_until == at + timedelta(minutes=1)
+
+
+@pytest.mark.parametrize(
+    ("game", "event", "problem"),
+    [
+        (lambda: _by_mail(limit=3600), BreakTaken(0, START + timedelta(days=9), 1, 30), "a day"),
+        (_by_mail, BreakTaken(1, START + timedelta(days=9), 1, 30), "not a person's seat"),
+        (_by_mail, BreakTaken(0, START, 1, 30), "is over"),
+        (_by_mail, BreakEnded(0), "not on a break"),
+        (_by_mail, BreakEnded(3), "not on a break"),
+    ],
+)
+def test_a_break_is_refused_where_it_stops_no_persons_correspondence_clock(game, event, problem):
+    assert problem in str(_rejection(game(), event))
 
 
 def test_while_an_ai_plays_a_seat_only_the_ai_decides_for_it():

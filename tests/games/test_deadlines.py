@@ -64,17 +64,84 @@ def test_a_forfeit_ends_the_game_and_the_seats_side_loses(claim, clock):
     assert claim.lobby.page(FINISHED).games[0].game_id == game.id
 
 
-def test_a_takeover_has_an_ai_play_the_seat_until_its_person_returns(claim, clock):
-    game = a_running_game(claim, policy="takeover:random")
-    seat = game.state.to_act
+def ais_played(claim, game_id):
+    """The game once its AIs (seats, or a takeover) have played up to a person's turn."""
+    game = claim.store.load(game_id)
+    while game.acting_ai is not None:
+        games.play_ai_turn(claim, game.id, game.version)
+        game = claim.store.load(game.id)
+    return game
+
+
+def timed_out(claim, clock, game):
+    """`game` once its person to act let the move time run out, and its AIs played on."""
+    clock.advance((game.deadline - clock()).total_seconds())
+    assert games.fire_due_timers(claim) == 1
+    return ais_played(claim, game.id)
+
+
+def test_a_takeover_decides_each_timed_out_move_and_waits_for_the_person(claim, clock):
+    """Issue 48: one missed deadline had the AI play the seat to the end."""
+    start = a_running_game(claim, policy="takeover:random")
+    seat = start.state.to_act
+    game = timed_out(claim, clock, timed_out(claim, clock, start))
+    mine = [event for event in _events(claim, start) if event.seat == seat]
+    assert [type(event) for event in mine] == [TurnTimedOut, DecisionMade] * 2
+    assert [event.policy for event in mine[::2]] == ["ai:random"] * 2
+    assert [event.timeout_policy for event in mine[1::2]] == ["ai:random"] * 2
+    assert game.seats[seat].takeover is None and game.state.to_act == seat
+    assert (game.seats[seat].timeouts, game.seats[seat].timeouts_in_a_row) == (2, 2)
+    assert game.seats[seat].ai_decisions == 2
+    assert game.deadline == game.waiting_since + timedelta(seconds=60)  # a clock of its own
+    assert game.on_timeout == "takeover:random"  # the third in a row: the final policy
+
+
+def test_a_move_of_the_person_breaks_the_row_of_timeouts(claim, clock):
+    game = a_game(claim, move_time_limit=60, timeout_policy="takeover:random")
+    token = joined(claim, game)[0]
+    game = ais_played(claim, game.id)
+    game = timed_out(claim, clock, timed_out(claim, clock, game))
+    moved(claim, game.id, {0: token}, moves=1)
+    game = ais_played(claim, game.id)
+    assert (game.seats[0].timeouts, game.seats[0].timeouts_in_a_row) == (2, 0)
+    assert game.on_timeout == "ai:random"
+
+
+def test_at_the_limit_of_timeouts_in_a_row_the_ai_plays_the_seat_until_its_person_returns(
+    claim, clock
+):
+    game = a_game(claim, move_time_limit=60, timeout_policy="takeover:random")
+    token = joined(claim, game)[0]
+    game = timed_out(claim, clock, timed_out(claim, clock, ais_played(claim, game.id)))
     clock.advance(60)
     games.fire_due_timers(claim)
     game = claim.store.load(game.id)
-    assert game.seats[seat].takeover == "random"
+    assert game.seats[0].takeover == "random" and game.seats[0].timeouts == 3
     assert game.deadline is None  # nobody waits for a person now
     games.play_ai_turn(claim, game.id, game.version)
     decided = _events(claim, game)[0]
-    assert (decided.seat, decided.timeout_policy) == (seat, "takeover:random")
+    assert (decided.seat, decided.timeout_policy) == (0, "takeover:random")
+    back = games.come_back(claim, game.id, 0, token).game
+    assert back.seats[0].takeover is None and back.seats[0].timeouts_in_a_row == 0
+
+
+def test_at_the_limit_a_final_forfeit_ends_the_game_against_the_seat(claim, clock):
+    game = a_game(
+        claim,
+        move_time_limit=60,
+        timeout_policy="takeover:random",
+        timeout_limit=2,
+        final_timeout_policy="forfeit",
+    )
+    joined(claim, game)
+    game = ais_played(claim, game.id)
+    assert game.on_timeout == "ai:random"
+    game = timed_out(claim, clock, game)
+    assert game.on_timeout == "forfeit"
+    clock.advance(60)
+    games.fire_due_timers(claim)
+    game = claim.store.load(game.id)
+    assert (game.status, game.ending.reason, game.ending.seat) == (FINISHED, "forfeited", 0)
 
 
 def test_a_deadline_of_a_version_that_moved_on_does_nothing(claim, clock):

@@ -395,7 +395,11 @@ def test_no_reminder_when_reminders_are_off_or_the_game_moved_on(service, clock)
 def test_no_turn_is_told_while_an_ai_plays_a_seat_taken_over(claim, clock):
     ann, key = games.register(claim, "Ann", webhook_url="http://127.0.0.1:9/")
     game = a_game(
-        claim, kinds=("human", "random"), move_time_limit=60, timeout_policy="takeover:random"
+        claim,
+        kinds=("human", "random"),
+        move_time_limit=60,
+        timeout_policy="takeover:random",
+        timeout_limit=1,
     )
     joined(claim, game, keys={0: key})
     game = claim.store.load(game.id)

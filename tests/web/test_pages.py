@@ -151,8 +151,30 @@ def test_what_happens_when_a_move_time_runs_out_is_asked_only_with_a_time_limit(
     page = new_page()
     page.goto("/new")
     assert page.locator("#limit").input_value() == "" and page.locator("#policy").is_disabled()
-    page.select_option("#limit", "3600")
+    assert page.locator("#timeout-rule").inner_text() == "No time per move: nobody's time runs out."
+    page.select_option("#limit", str(3 * 86400))
     assert page.locator("#policy").is_enabled()
+    page.select_option("#policy", "takeover:greedy")
+    page.select_option("#timeout-limit", "2")
+    page.select_option("#final-policy", "forfeit")
+    assert page.locator("#timeout-rule").inner_text() == (
+        "3 days a move. When a player's time runs out, an AI (greedy) makes that move and"
+        " their time starts again; at 2 timeouts in a row, their side loses the game."
+    )
+
+
+def test_a_rated_game_states_that_a_seat_out_of_time_loses_before_it_is_made(new_page):
+    page = new_page()
+    register(page, "Jo")
+    page.goto("/new")
+    page.select_option("#limit", str(86400))
+    page.check("#rated")
+    assert page.locator("#policy").input_value() == "forfeit"
+    assert page.locator("#timeout-rule").inner_text() == (
+        "1 day a move. A player whose time runs out loses the game (a rated game: no AI plays"
+        " a rated seat)."
+    )
+    assert page.locator(".takeover").is_hidden()
 
 
 def test_an_ai_standing_in_is_told_and_the_seat_taken_back_until_the_game_ends(site, new_page):
@@ -167,7 +189,10 @@ def test_an_ai_standing_in_is_told_and_the_seat_taken_back_until_the_game_ends(s
     game = site.claim.store.load(game_id)  # Kit's time runs out, as the deadline timer says
     site.claim.store.append(game_id, [TurnTimedOut(0, "takeover:random")], game.version)
     follow_up(site.claim, Change(site.claim.store.load(game_id), None))
-    page.wait_for_selector("text=an AI (random) plays your seat now and has made 1 decision")
+    page.wait_for_selector(
+        "text=Your time ran out 1 time: an AI (random) plays your seat until you take it back;"
+        " it has made 1 decision for you."
+    )
     page.click("text=Play my seat again")
     page.wait_for_selector("text=Your seat is yours again.")
     while site.call("GET", f"/games/{game_id}")["table"]["to_act"] != 0:
@@ -176,7 +201,7 @@ def test_an_ai_standing_in_is_told_and_the_seat_taken_back_until_the_game_ends(s
     token = json.loads(page.evaluate("localStorage.getItem('claim.seats')"))[game_id]["token"]
     site.call("POST", f"/games/{game_id}/resign", token=token)
     page.wait_for_selector(OVER)
-    page.wait_for_selector("text=An AI made 1 decision for you when your time ran out.")
+    page.wait_for_selector("text=Your time ran out 1 time: an AI made 1 decision for you.")
     assert page.locator("text=Play my seat again").count() == 0
 
 

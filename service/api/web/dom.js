@@ -76,13 +76,35 @@ export function panel(title, ...content) {
 
 export function plural(count, word, many = `${word}s`) { return `${count} ${count === 1 ? word : many}`; }
 
-// A clock's face: "04:59" under an hour, "2:04:59" under two days, else "3 days 4 h".
+// A clock's face: "04:59" under an hour, "2:04:59" under a day, else "3 days 4 h".
 export function clockFace(seconds) {
   const s = Math.max(0, Math.floor(seconds));
   const two = (n) => String(n).padStart(2, "0");
   if (s < 3600) return `${two(Math.floor(s / 60))}:${two(s % 60)}`;
-  if (s < 48 * 3600) return `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
-  return `${Math.floor(s / 86400)} days ${Math.floor(s / 3600) % 24} h`;
+  if (s < 24 * 3600) return `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+  return `${plural(Math.floor(s / 86400), "day")} ${Math.floor(s / 3600) % 24} h`;
+}
+
+// A move time in words: "5 minutes", "1 hour", "3 days".
+export function duration(seconds) {
+  for (const [unit, word] of [[86400, "day"], [3600, "hour"], [60, "minute"]]) {
+    if (seconds % unit === 0) return plural(seconds / unit, word);
+  }
+  return plural(seconds, "second");
+}
+
+// What a game's time per move is and what a timeout does, from its settings (a game's
+// view, a challenge's settings or the new-game form's): the rule, stated before anyone
+// plays under it.
+export function timeoutRule({ move_time_limit: limit, timeout_policy: policy, timeout_limit: inARow = 1, final_timeout_policy: final = "takeover", rated = false }) {
+  if (limit == null) return "No time per move: nobody's time runs out.";
+  const time = `${duration(limit)} a move.`;
+  const [mode, level] = policy.split(":");
+  if (mode === "forfeit") return `${time} A player whose time runs out loses the game${rated ? " (a rated game: no AI plays a rated seat)" : ""}.`;
+  if (mode === "ai") return `${time} When a player's time runs out, an AI (${level}) makes that move for them and their time starts again.`;
+  const last = final === "forfeit" ? "their side loses the game" : `an AI (${level}) plays their seat until they take it back`;
+  if (inARow === 1) return `${time} When a player's time runs out, ${last}.`;
+  return `${time} When a player's time runs out, an AI (${level}) makes that move and their time starts again; at ${inARow} timeouts in a row, ${last}.`;
 }
 
 export function shortId(gameId) { return gameId.slice(0, 8); }

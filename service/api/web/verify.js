@@ -20,6 +20,7 @@ import { IllegalDecision, InvalidGame, MalformedDecision, Replay, parseDecision,
 const SEAL = "seal";
 const SEAL_CONTEXT = "claim-seal/1\n";
 const AI_LEVELS = ["random", "greedy", "expert"];
+const MAX_TIMEOUT_LIMIT = 10;
 const POLICIES = ["forfeit", ...["ai", "takeover"].flatMap((mode) => AI_LEVELS.map((level) => `${mode}:${level}`))];
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -68,6 +69,8 @@ const isInt = (value) => (typeof value === "number" && Number.isInteger(value)) 
 const isSeat = (value) => isInt(value) && value >= 0 && value <= 3;
 const isText = (value, longest) => typeof value === "string" && [...value].length >= 1 && [...value].length <= longest;
 const isLimit = (value) => value === null || (isInt(value) && value >= 1);
+const isDays = (value) => isInt(value) && value >= 0 && value <= 366;
+const isAwareTime = (value) => isIsoTime(value) && /[T ].*(?:Z|[+-]\d{2}(?::?\d{2})?)$/.test(value);
 
 // Bytes from hex as Python's bytes.fromhex reads it (whitespace between pairs allowed).
 function hexBytes(text) {
@@ -89,18 +92,21 @@ const fits = (data, required, optional = []) => {
   return required.every((key) => keys.includes(key)) && keys.every((key) => required.includes(key) || optional.includes(key));
 };
 const UPCASTS = {
-  GameCreated: [null, (data) => ({ ...data, timeout_policy: "ai:greedy", join_time_limit: null }), (data) => ({ ...data, rated: false })],
+  GameCreated: [null, (data) => ({ ...data, timeout_policy: "ai:greedy", join_time_limit: null }), (data) => ({ ...data, rated: false }),
+    (data) => ({ ...data, timeout_limit: 1, final_timeout_policy: "takeover" })],
   SeatJoined: [null, (data) => ({ ...data, player: null })],
   SeatRegistered: [null, (data) => ({ ...data, player_salt: null })],
 };
 const SCHEMAS = {
-  GameCreated: { version: 3, read: readCreation },
+  GameCreated: { version: 4, read: readCreation },
   SeatJoined: { version: 2, read: (d) => fits(d, ["seat", "name", "token_hash", "player"]) && isSeat(d.seat) && isText(d.name, 64) },
   SeatRegistered: { version: 2, read: readRegistration },
   DecisionMade: { version: 1, read: readDecision },
   GameResigned: { version: 1, read: (d) => fits(d, ["seat"]) && isSeat(d.seat) },
   TurnTimedOut: { version: 1, read: (d) => fits(d, ["seat", "policy"]) && isSeat(d.seat) && POLICIES.includes(d.policy) },
   SeatReturned: { version: 1, read: (d) => fits(d, ["seat"]) && isSeat(d.seat) },
+  BreakTaken: { version: 1, read: (d) => fits(d, ["seat", "until", "days_used", "days_allowed"]) && isSeat(d.seat) && isAwareTime(d.until) && isDays(d.days_used) && isDays(d.days_allowed) },
+  BreakEnded: { version: 1, read: (d) => fits(d, ["seat"]) && isSeat(d.seat) },
   GameAborted: { version: 1, read: (d) => fits(d, ["reason"]) && isText(d.reason, 500) },
 };
 
@@ -122,7 +128,7 @@ function readDecision(data) {
 }
 
 function readCreation(data) {
-  const required = ["settings", "seats", "deck", "salt", "commitment", "timeout_policy", "join_time_limit", "rated"];
+  const required = ["settings", "seats", "deck", "salt", "commitment", "timeout_policy", "join_time_limit", "rated", "timeout_limit", "final_timeout_policy"];
   if (!fits(data, required, ["move_time_limit"])) return false;
   const { settings, seats, deck, commitment } = data;
   if (!(isObject(settings) && fits(settings, ["players", "factions", "first_leader"]) && isInt(settings.players) && isInt(settings.first_leader))) return false;
@@ -130,6 +136,7 @@ function readCreation(data) {
   if (!(Array.isArray(seats) && seats.length === settings.players && seats.every(isSeatSpec))) return false;
   if (!(typeof commitment === "string" && HEX64.test(commitment) && POLICIES.includes(data.timeout_policy))) return false;
   if (!(isLimit(data.move_time_limit ?? null) && isLimit(data.join_time_limit) && typeof data.rated === "boolean")) return false;
+  if (!(isInt(data.timeout_limit) && data.timeout_limit >= 1 && data.timeout_limit <= MAX_TIMEOUT_LIMIT && ["takeover", "forfeit"].includes(data.final_timeout_policy))) return false;
   hexBytes(data.salt);
   try {
     new Replay({ players: Number(settings.players), factions: settings.factions, firstLeader: Number(settings.first_leader) }, deck);
@@ -243,6 +250,12 @@ class Fold {
       if (mode === "forfeit") return this.#lostBy("forfeited", seat);
       if (mode === "takeover") this.seats[seat].takeover = level;
       return;  // "ai": the policy's AI makes the one decision, as a DecisionMade
+    }
+    if (type === "BreakTaken" || type === "BreakEnded") {
+      // A break stops the person's clock: the server checked its times; the rules'
+      // replay has nothing to check but whose seat it was.
+      if (this.seats[seat]?.kind !== "human") throw new Refused(`seat ${seat} is not a person's seat`);
+      return;
     }
     // SeatReturned
     if (!this.seats[seat]?.takeover) throw new Refused(`no AI is playing seat ${seat}`);

@@ -3,7 +3,7 @@
 import { api, problemsOnly } from "../api.js";
 import { emailPanel, guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
 import { showTurns } from "../attention.js";
-import { clockFace, copyField, failure, h, redraw, show } from "../dom.js";
+import { clockFace, copyField, duration, failure, h, redraw, show, timeoutRule } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch, watchPlayer } from "../live.js";
 import { forgetPlayer, forgetSeat, player, seats } from "../store.js";
@@ -37,9 +37,8 @@ function challengeText(c, me) {
   const who = (name, bot) => [name, bot ? h("span", { class: "badge bot" }, "bot") : null];
   const ask = c.from === me.id ? ["You challenged ", who(c.to.startsWith("ai:") ? `AI (${c.to_name})` : c.to_name, c.to_bot)]
     : [who(c.from_name, c.from_bot), " challenges you"];
-  const game = [`${s.players} players`, s.players > 2 ? `other seats AI (${s.others.slice(3)})` : null, s.rated ? "rated" : null,
-    s.move_time_limit ? `${clockFace(s.move_time_limit)} a move` : null].filter(Boolean).join(", ");
-  return [ask, h("span", { class: "muted" }, `: ${game}`)];
+  const game = [`${s.players} players`, s.players > 2 ? `other seats AI (${s.others.slice(3)})` : null, s.rated ? "rated" : null].filter(Boolean).join(", ");
+  return [ask, h("span", { class: "muted" }, `: ${game}. ${timeoutRule(s)}`)];
 }
 
 // Open challenges, each with what may be done to it: accept or decline one sent to
@@ -60,20 +59,33 @@ function challengeList(challenges, total, me, changed, refused) {
   return [h("ul", { class: "games", "aria-label": "open challenges" }, items), more];
 }
 
-// Challenge a player (by the id they gave you) or an AI level.
+// Challenge a player (by the id they gave you) or an AI level, live or by mail; what a
+// timeout does is said before the challenge goes (a rated game: the seat loses).
 function challengeForm(me, changed, refused) {
   const to = h("input", { id: "challenge-to", required: true, autocomplete: "off", placeholder: "a player id, or ai:greedy" });
   const players = h("select", { id: "challenge-players", "aria-label": "players" }, [2, 3, 4].map((n) => h("option", { value: n }, `${n} players`)));
+  const limit = h("select", { id: "challenge-time", "aria-label": "time per move" }, [["", "no time limit"], ["300", "5 minutes a move"],
+    ["3600", "1 hour a move"], ...[1, 2, 3, 5, 7, 10, 14].map((days) => [String(days * 86400), `${duration(days * 86400)} a move`])]
+    .map(([value, text]) => h("option", { value }, text)));
   const rated = h("input", { id: "challenge-rated", type: "checkbox" });
-  return h("form", { class: "row", "aria-label": "challenge a player", onsubmit: async (event) => {
+  const rule = h("p", { class: "muted", id: "challenge-rule", "aria-live": "polite" });
+  // Unrated: an AI makes a late move, and plays the seat after three in a row.
+  const settings = () => ({ move_time_limit: limit.value ? +limit.value : null, rated: rated.checked,
+    timeout_policy: rated.checked ? "forfeit" : "takeover:greedy", timeout_limit: 3, final_timeout_policy: "takeover" });
+  const ruleFits = () => { rule.textContent = timeoutRule(settings()); };
+  limit.addEventListener("change", ruleFits);
+  rated.addEventListener("change", ruleFits);
+  ruleFits();
+  const form = h("form", { class: "row", "aria-label": "challenge a player", onsubmit: async (event) => {
     event.preventDefault();
     try {
-      const made = await api("POST", "/challenges", { credential: me.key, body: { to: to.value.trim(), players: +players.value, rated: rated.checked } });
+      const made = await api("POST", "/challenges", { credential: me.key, body: { to: to.value.trim(), players: +players.value, ...settings() } });
       to.value = "";
       changed(made.game_id);
     } catch (error) { problemsOnly(refused)(error); }
-  } }, h("label", { class: "inline", for: "challenge-to" }, "Challenge"), to, players,
+  } }, h("label", { class: "inline", for: "challenge-to" }, "Challenge"), to, players, limit,
   h("label", { class: "inline", for: "challenge-rated" }, rated, " rated"), h("button", { type: "submit" }, "Send"));
+  return [form, rule];
 }
 
 const PAGE = 50;  // games a look asks for: the most /me/games answers at once
@@ -100,7 +112,8 @@ export default async function inboxPage(welcome = null) {
   const refused = (error) => trouble.replaceChildren(failure(error));
   const challengeBox = h("section", { "aria-labelledby": "inbox-challenges" }, h("h2", { id: "inbox-challenges" }, "Challenges"));
   const challengeArea = h("div", {});
-  challengeBox.append(challengeArea, challengeForm(me, challenged, refused), trouble,
+  const [form, rule] = challengeForm(me, challenged, refused);
+  challengeBox.append(challengeArea, form, trouble, rule,
     h("p", { class: "muted" }, "Others challenge you with your player id: ", copyField(me.id, "your player id")));
   // `welcome`: a notice above the inbox, or one made with a way to draw the list again.
   const notice = typeof welcome === "function" ? welcome(() => draw()) : welcome;

@@ -4,7 +4,7 @@
 // people's seats (the code after `#`) are kept in this browser and shown at the table
 // until those seats are taken, as the server shows them once only.
 import { api } from "../api.js";
-import { failure, h, show } from "../dom.js";
+import { duration, failure, h, plural, show, timeoutRule } from "../dom.js";
 import { factionName } from "../factions.js";
 import { keepInvites, keepName, keepSeat, lastName, player } from "../store.js";
 import { seatNumber, teamName } from "../words.js";
@@ -27,10 +27,16 @@ export default async function newGamePage() {
   const deck = h("select", { name: "deck", id: "deck" });
   const seatsBox = h("fieldset", {}, h("legend", {}, "Seats"));
   const name = h("input", { id: "your-name", maxlength: 64, value: me?.name ?? lastName(), autocomplete: "nickname", disabled: Boolean(me) });
-  const limit = h("select", { id: "limit" }, [["", "no time limit"], ["300", "5 minutes"], ["3600", "1 hour"], ["86400", "1 day"], ["259200", "3 days"]]
+  // Minutes for a live game; days for one by mail (the steps long play-by-mail sites use).
+  const limit = h("select", { id: "limit" }, [["", "no time limit"], ["300", "5 minutes"], ["900", "15 minutes"], ["3600", "1 hour"],
+    ...[1, 2, 3, 5, 7, 10, 14].map((days) => [String(days * 86400), duration(days * 86400)])].map(([value, text]) => option(value, text)));
+  const policy = h("select", { id: "policy" }, [["ai:greedy", "an AI (greedy) makes that move"], ["takeover:greedy", "an AI makes that move, up to a number of times in a row"], ["forfeit", "the seat loses"]]
     .map(([value, text]) => option(value, text)));
-  const policy = h("select", { id: "policy" }, [["ai:greedy", "an AI (greedy) makes that move"], ["takeover:greedy", "an AI plays the seat until its player returns"], ["forfeit", "the seat loses"]]
+  const inARow = h("select", { id: "timeout-limit", "aria-label": "timeouts in a row" }, [1, 2, 3, 4, 5, 7, 10].map((n) => option(n, plural(n, "timeout"), n === 3)));
+  const final = h("select", { id: "final-policy", "aria-label": "what happens then" }, [["takeover", "an AI plays the seat until its player takes it back"], ["forfeit", "the seat loses"]]
     .map(([value, text]) => option(value, text)));
+  const takeoverBox = h("p", { class: "takeover" }, "After ", inARow, " in a row: ", final);
+  const rule = h("p", { id: "timeout-rule", class: "notice", "aria-live": "polite" });
   const rated = h("input", { type: "checkbox", id: "rated", disabled: !me });
   const open = h("input", { type: "checkbox", id: "public" });
   const result = h("div", { "aria-live": "polite" });
@@ -44,18 +50,24 @@ export default async function newGamePage() {
         LEVELS.map((level) => option(`ai:${level}`, `AI: ${level}`, seat > 0 && level === "greedy"))))));
   }
   players.addEventListener("change", redraw);
-  // No AI plays a rated seat: its time runs out by forfeit; without a limit, it never does.
+  // No AI plays a rated seat: its time runs out by forfeit (the rule line says so);
+  // without a limit, it never does.
   const policyFits = () => {
     if (rated.checked) policy.value = "forfeit";
     policy.disabled = rated.checked || !limit.value;
+    takeoverBox.hidden = policy.disabled || !policy.value.startsWith("takeover");
+    rule.textContent = timeoutRule(settings());
   };
+  const settings = () => ({ move_time_limit: limit.value ? +limit.value : null, timeout_policy: policy.value, rated: rated.checked,
+    ...(policy.value.startsWith("takeover") ? { timeout_limit: +inARow.value, final_timeout_policy: final.value } : {}) });
+  for (const input of [policy, inARow, final]) input.addEventListener("change", policyFits);
   rated.addEventListener("change", policyFits);
   limit.addEventListener("change", policyFits);
   policyFits();
   redraw();
   form.append(h("label", {}, "Players: ", players), h("label", {}, "Deck (the rules' legal sets of factions): ", deck), seatsBox,
     h("label", {}, me ? `Your name: ${me.name} (your registered player) ` : "Your name: ", me ? "" : name),
-    h("label", {}, "Time per move: ", limit), h("label", {}, "When it runs out: ", policy),
+    h("label", {}, "Time per move: ", limit), h("label", {}, "When it runs out: ", policy), takeoverBox, rule,
     h("label", {}, open, " open to anybody: the lobby offers its seats, no invite needed"),
     h("label", {}, rated, " rated: every person's seat is for a registered player"),
     me ? "" : h("p", { class: "muted", id: "rated-note" }, "Rated games are for registered players: ", h("a", { href: "/inbox" }, "register in the inbox"), " first."),
@@ -65,8 +77,8 @@ export default async function newGamePage() {
     const n = +players.value;
     const body = { players: n, rated: rated.checked, public: open.checked,
       seats: Array.from({ length: n }, (_, seat) => { const v = form.querySelector(`#seat-${seat}`).value; return v === "human" ? { kind: "human" } : { kind: "ai", level: v.slice(3) }; }),
-      factions: deck.value.includes(",") ? deck.value.split(",") : deck.value, timeout_policy: policy.value };
-    if (limit.value) body.move_time_limit = +limit.value;
+      factions: deck.value.includes(",") ? deck.value.split(",") : deck.value, ...settings() };
+    if (!limit.value) delete body.move_time_limit;
     const submit = form.querySelector("button[type=submit]");
     submit.disabled = true;  // one game per press
     try {

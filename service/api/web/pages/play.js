@@ -4,7 +4,7 @@
 import { keyNotice, registerForm } from "../account.js";
 import { ApiError, api, randomId, persisting, problemText, problemsOnly } from "../api.js";
 import { attentionControls, showTurns, yourTurnNow } from "../attention.js";
-import { clockFace, copyField, failure, focusKey, h, panel, plural, refocus, say, shortId, show } from "../dom.js";
+import { clockFace, copyField, failure, focusKey, h, panel, plural, refocus, say, shortId, show, timeoutRule } from "../dom.js";
 import { cardLabel, factionName } from "../factions.js";
 import { handElement } from "../hand.js";
 import { historyElement } from "../history.js";
@@ -28,17 +28,32 @@ function phaseLine(view) {
     h("span", { class: "phase-what" }, what, " ", h("a", { href: "/rules" }, "How to play")));
 }
 
-// An AI has been playing (or played) for a person whose time ran out.
+// How often the person's time ran out and what an AI did or does for them; while an AI
+// plays the seat (a takeover), the button that takes it back, at any turn.
 function standInNotice(view, me, comeBack) {
   if (me == null) return null;
   const seat = view.seats[me];
-  const count = seat.ai_decisions ?? 0;
-  if (!seat.takeover && !count) return null;
-  if (over(view)) return h("p", { class: "notice" }, `An AI made ${plural(count, "decision")} for you when your time ran out.`);
-  if (!seat.takeover) return h("p", { class: "notice" }, `Your time ran out ${plural(count, "time")}: an AI decided for you then.`);
-  return h("div", { class: "notice", role: "group", "aria-label": "your seat is played by an AI" },
-    h("p", {}, `Your time ran out: an AI (${seat.takeover}) plays your seat now${count ? ` and has made ${plural(count, "decision")} for you` : ""}.`),
-    h("button", { class: "primary", type: "button", onclick: comeBack }, "Play my seat again"));
+  const decisions = seat.ai_decisions ?? 0;
+  const timeouts = seat.timeouts ?? 0;
+  if (!seat.takeover && !timeouts && !decisions) return null;
+  const ran = `Your time ran out ${plural(timeouts, "time")}`;
+  const made = `an AI made ${plural(decisions, "decision")} for you`;
+  if (over(view)) return h("p", { class: "notice" }, `${ran}: ${made}.`);
+  if (seat.takeover) {
+    return h("div", { class: "notice", role: "group", "aria-label": "your seat is played by an AI" },
+      h("p", {}, `${ran}${seat.timeouts_in_a_row > 1 ? `, ${seat.timeouts_in_a_row} in a row` : ""}: an AI (${seat.takeover}) plays your seat until you take it back${decisions ? `; it has made ${plural(decisions, "decision")} for you` : ""}.`),
+      h("button", { class: "primary", type: "button", onclick: comeBack }, "Play my seat again"));
+  }
+  return h("p", { class: "notice" }, `${ran}${seat.timeouts_in_a_row ? ` (${seat.timeouts_in_a_row} in a row)` : ""}: ${made}. `, nextTimeout(view, seat) ?? "");
+}
+
+// Under a takeover policy, what the person's next timeouts in a row come to.
+function nextTimeout(view, seat) {
+  const [mode, level] = view.timeout_policy.split(":");
+  if (mode !== "takeover" || !seat.timeouts_in_a_row) return null;
+  const left = view.timeout_limit - seat.timeouts_in_a_row;
+  const last = view.final_timeout_policy === "forfeit" ? "you lose the game" : `an AI (${level}) plays your seat until you take it back`;
+  return left <= 1 ? `If your time runs out once more, ${last}.` : `At ${plural(left, "more timeout")} in a row, ${last}.`;
 }
 
 // A game whose seats are not all taken yet: which, and the links that take them (kept
@@ -256,6 +271,7 @@ export default async function playPage(gameId) {
         h("p", { class: "turn" }, turn, " ", h("span", { id: "countdown" })),
         h("p", { class: "muted who" }, me != null ? `You are seat ${seatNumber(me)}${view.players === 4 ? `, ${teamName(me % 2)} with ${seatName(view, (me + 2) % 4)}` : ""}.` : "You are watching.")),
       table && view.status === "running" ? phaseLine(view) : null,
+      !over(view) && view.move_time_limit != null ? h("p", { class: "muted timeout-rule" }, timeoutRule(view)) : null,
       since, standInNotice(view, me, () => act(`seats/${me}/return`, "Your seat is yours again.")), resultPanel(view, me, proofNote(me)),
       h("div", { class: "play-layout" },
         h("div", { class: "play-main" }, left),
