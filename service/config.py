@@ -21,7 +21,13 @@ from pathlib import Path
 DEFAULT_PREFIX = "claim"
 FSYNC_POLICIES = ("always", "everysec")
 ARCHIVE_SCHEMES = ("sqlite:", "postgresql:", "postgres:")
-ARCHIVE_FILE = "archive.sqlite3"  # the archive's file in data_dir, without CLAIM_ARCHIVE_URL
+ARCHIVE_FILE = "archive.sqlite3"
+# The push services of the browsers people use (Chrome and Android, Firefox, Safari,
+# Edge): a subscription's endpoint is on one of these; private addresses are refused.
+DEFAULT_PUSH_ALLOW = (
+    "fcm.googleapis.com, updates.push.services.mozilla.com, *.push.apple.com,"
+    " *.notify.windows.com"
+)  # the archive's file in data_dir, without CLAIM_ARCHIVE_URL
 
 
 class ConfigError(ValueError):
@@ -41,6 +47,11 @@ class Config:
     prefix: str = DEFAULT_PREFIX  # CLAIM_PREFIX: of every Redis key and RQ queue
     rate_limit: str = "1200 per minute"  # CLAIM_RATE_LIMIT; "": no limit
     webhook_allow: str = ""  # WEBHOOK_ALLOW: hosts and networks webhooks may go to
+    # CLAIM_PUSH_ALLOW: hosts (`*.` for a domain's) and networks Web Push may go to
+    push_allow: str = DEFAULT_PUSH_ALLOW
+    # CLAIM_VAPID_PRIVATE_KEY: the P-256 key that signs Web Push (PEM, or base64url of the
+    # raw 32 bytes); None: made once in data_dir (vapid-key.pem)
+    vapid_private_key: str | None = field(default=None, repr=False)  # a secret
     smtp_url: str | None = None  # SMTP_URL; None: no email
     mail_from: str = "claim@localhost"  # CLAIM_MAIL_FROM
     public_url: str = "http://127.0.0.1:8000"  # CLAIM_PUBLIC_URL: the server in emails
@@ -162,6 +173,8 @@ ENVIRONMENT = {
     "prefix": "CLAIM_PREFIX",
     "rate_limit": "CLAIM_RATE_LIMIT",
     "webhook_allow": "WEBHOOK_ALLOW",
+    "push_allow": "CLAIM_PUSH_ALLOW",
+    "vapid_private_key": "CLAIM_VAPID_PRIVATE_KEY",
     "smtp_url": "SMTP_URL",
     "mail_from": "CLAIM_MAIL_FROM",
     "public_url": "CLAIM_PUBLIC_URL",
@@ -189,7 +202,7 @@ ENVIRONMENT = {
 assert set(ENVIRONMENT) <= {field.name for field in fields(Config)}
 
 
-EMPTY_MEANS_OFF = ("rate_limit",)  # an empty value of any other variable is its default
+EMPTY_MEANS_OFF = ("rate_limit", "push_allow")  # an empty value of another: its default
 WHOLE_NUMBERS = (
     "watch_cap",
     "replicas",

@@ -42,6 +42,8 @@ def test_every_setting_is_read_from_its_variable():
         "CLAIM_CHALLENGES_RECEIVED": "50",
         "CLAIM_ANALYSES_QUEUED": "1",
         "CLAIM_BREAK_DAYS": "14",
+        "CLAIM_PUSH_ALLOW": "push.example.org",
+        "CLAIM_VAPID_PRIVATE_KEY": "c2VjcmV0",
     }
     assert set(environ) == set(ENVIRONMENT.values())
     config = Config.from_env(environ)
@@ -71,6 +73,7 @@ def test_every_setting_is_read_from_its_variable():
     caps = (config.challenges_sent, config.challenges_received, config.analyses_queued)
     assert caps == (3, 50, 1)
     assert config.break_days == 14
+    assert (config.push_allow, config.vapid_private_key) == ("push.example.org", "c2VjcmV0")
 
 
 @pytest.mark.parametrize(
@@ -115,11 +118,12 @@ def test_an_archive_setting_that_cannot_be_used_is_refused_naming_it(variable, v
         Config.from_env({variable: value})
 
 
-def test_an_empty_rate_limit_is_none_and_any_other_empty_value_the_default():
+def test_an_empty_rate_limit_or_push_allowlist_is_off_and_any_other_empty_value_the_default():
     environ = {variable: " " for variable in ENVIRONMENT.values()}
     config = Config.from_env(environ)
-    assert config.rate_limit == ""
-    assert Config.from_env({**environ, "CLAIM_RATE_LIMIT": "1200 per minute"}) == Config()
+    assert (config.rate_limit, config.push_allow) == ("", "")
+    defaults = {"CLAIM_RATE_LIMIT": "1200 per minute", "CLAIM_PUSH_ALLOW": Config().push_allow}
+    assert Config.from_env({**environ, **defaults}) == Config()
 
 
 def test_a_reminder_share_of_zero_turns_reminders_off():

@@ -130,12 +130,14 @@ def answer_webhooks(url: str, player: dict, receiver: Receiver, games: set[str],
         errors.append(error)
 
 
-def new_game(url: str, players: list[dict]) -> str:
-    """A game of these players' seats, in order, with 30 s per move and a takeover."""
+def new_game(url: str, players: list[dict], timeout_limit: int) -> str:
+    """A game of these players' seats, in order, with 30 s per move and a takeover at
+    `timeout_limit` timeouts in a row."""
     body = {
         "players": len(players),
         "move_time_limit": 30,
         "timeout_policy": "takeover:random",
+        "timeout_limit": timeout_limit,
     }
     game = requests.post(f"{url}/games", json=body, timeout=10).json()
     for invite, player in zip(game["invites"], players, strict=True):
@@ -152,8 +154,8 @@ def new_game(url: str, players: list[dict]) -> str:
 def test_players_who_act_on_webhooks_and_one_who_never_answers_finish_their_games(served):
     receiver = Receiver()
     ann, bo, cy = (register(served, receiver, name) for name in ("Ann", "Bo", "Cy"))
-    two = new_game(served, [ann, cy])
-    three = new_game(served, [bo, ann, cy])
+    two = new_game(served, [ann, cy], timeout_limit=2)  # an AI decides once, then takes over
+    three = new_game(served, [bo, ann, cy], timeout_limit=1)
     errors: list = []
     threads = [
         threading.Thread(
@@ -168,13 +170,17 @@ def test_players_who_act_on_webhooks_and_one_who_never_answers_finish_their_game
     assert errors == []
     assert receiver.bad_signatures == []
     assert len(set(receiver.deliveries)) == len(receiver.deliveries)  # none delivered twice
-    for game_id, cy_seat in ((two, 1), (three, 2)):
+    for game_id, cy_seat, policies in (
+        (two, 1, ["ai:random", "takeover:random"]),
+        (three, 2, ["takeover:random"]),
+    ):
         view = requests.get(f"{served}/games/{game_id}", timeout=10).json()
         assert (view["status"], view["ending"]["reason"]) == ("finished", "completed")
         assert view["seats"][cy_seat]["takeover"] == "random"
         events = requests.get(f"{served}/games/{game_id}/events", timeout=10).json()["events"]
-        timeouts = [event["data"]["seat"] for event in events if event["type"] == "TurnTimedOut"]
-        assert timeouts == [cy_seat]  # once, then the AI played Cy's seat
+        timeouts = [event["data"] for event in events if event["type"] == "TurnTimedOut"]
+        # Cy's time ran out in a row, then the AI played Cy's seat to the end.
+        assert timeouts == [{"seat": cy_seat, "policy": policy} for policy in policies]
     # Cy was told of its turn, and of the ends, though it never answered.
     told = []
     while told.count("game-over") < 2:

@@ -25,6 +25,7 @@ from .schemas import (
     Analysis,
     Audit,
     Board,
+    Break,
     Challenge,
     Challenges,
     ConfirmAgain,
@@ -47,6 +48,9 @@ from .schemas import (
     Options,
     Player,
     PublicProfile,
+    PushKey,
+    PushSubscription,
+    PushSubscriptions,
     Ready,
     Registered,
     RegisteredSeat,
@@ -501,7 +505,8 @@ class Client:
 
     @operation("PATCH", "/me")
     def update_me(self, **changes: Any) -> Player:
-        """Change `name`, `email` or `webhook_url` (None clears the last two)."""
+        """Change `name`, `email` or `webhook_url` (None clears the last two), or the
+        channels of kinds of `notifications`."""
         return self._send("PATCH", "/me", self.key, json=changes)
 
     @operation("GET", "/me/games")
@@ -545,6 +550,39 @@ class Client:
         rotated = self._send("POST", "/me/key", self.key)
         self.key = rotated["key"]
         return rotated
+
+    @operation("GET", "/me/break")
+    def breaks(self) -> Break:
+        """This year's breaks: whether one runs, until when, the days taken of those allowed."""
+        return self._send("GET", "/me/break", self.key)
+
+    @operation("POST", "/me/break")
+    def take_break(self, days: int) -> Break:
+        """Stop the player's correspondence clocks for `days` from now."""
+        return self._send("POST", "/me/break", self.key, json={"days": days})
+
+    @operation("DELETE", "/me/break")
+    def end_break(self) -> Break:
+        """Start the clocks again now; the whole days not begun are given back."""
+        return self._send("DELETE", "/me/break", self.key)
+
+    @operation("GET", "/push/key")
+    def push_key(self) -> PushKey:
+        """The server's VAPID public key: a browser's `applicationServerKey`."""
+        return self._send("GET", "/push/key")
+
+    @operation("POST", "/me/push-subscriptions")
+    def subscribe_push(self, subscription: dict) -> PushSubscription:
+        """Push notifications to the browser of `subscription` (`PushSubscription.toJSON()`)."""
+        return self._send("POST", "/me/push-subscriptions", self.key, json=subscription)
+
+    @operation("GET", "/me/push-subscriptions")
+    def push_subscriptions(self) -> PushSubscriptions:
+        return self._send("GET", "/me/push-subscriptions", self.key)
+
+    @operation("DELETE", "/me/push-subscriptions/{subscription_id}")
+    def unsubscribe_push(self, subscription_id: str) -> None:
+        self._send("DELETE", f"/me/push-subscriptions/{subscription_id}", self.key)
 
     @operation("GET", "/me/deliveries")
     def deliveries(self) -> Deliveries:

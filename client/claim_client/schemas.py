@@ -63,6 +63,18 @@ class Board(TypedDict, total=False):
     total: int
 
 
+class Break(TypedDict, total=False):
+    days_allowed: int
+    days_used: int
+    game_ids: list[str]
+    running: bool
+    until: str | None
+
+
+class BreakRequest(TypedDict, total=False):
+    days: Required[int]
+
+
 Challenge = TypedDict(
     "Challenge",
     {
@@ -86,11 +98,13 @@ Challenge = TypedDict(
 
 class ChallengeRequest(TypedDict, total=False):
     factions: Any
+    final_timeout_policy: Literal["takeover", "forfeit"]
     first_leader: int
     move_time_limit: int | None
     others: str
     players: int
     rated: bool
+    timeout_limit: int
     timeout_policy: Literal[
         "forfeit",
         "ai:random",
@@ -105,11 +119,13 @@ class ChallengeRequest(TypedDict, total=False):
 
 class ChallengeSettings(TypedDict, total=False):
     factions: Any
+    final_timeout_policy: str
     first_leader: int
     move_time_limit: int | None
     others: str
     players: int
     rated: bool
+    timeout_limit: int
     timeout_policy: str
 
 
@@ -135,6 +151,7 @@ class Confirmed(TypedDict, total=False):
 
 class CreateGame(TypedDict, total=False):
     factions: Literal["claim", "claim2", "random"] | list[str]
+    final_timeout_policy: Literal["takeover", "forfeit"]
     first_leader: int
     join_time_limit: int | None
     move_time_limit: int | None
@@ -142,6 +159,7 @@ class CreateGame(TypedDict, total=False):
     public: bool
     rated: bool
     seats: list[SeatRequest] | None
+    timeout_limit: int
     timeout_policy: Literal[
         "forfeit",
         "ai:random",
@@ -242,11 +260,13 @@ class GameView(TypedDict, total=False):
     decisions: int
     ending: Ending | None
     factions: list[str]
+    final_timeout_policy: Literal["takeover", "forfeit"]
     first_leader: int
     game_id: str
     head: Head
     join_time_limit: int | None
     move_time_limit: int | None
+    on_timeout: str | None
     players: int
     public: bool
     rated: bool
@@ -257,6 +277,7 @@ class GameView(TypedDict, total=False):
     seats: list[Seat]
     status: Literal["open", "running", "finished", "aborted"]
     table: Table | None
+    timeout_limit: int
     timeout_policy: str
     updated_at: str
     version: int
@@ -425,6 +446,7 @@ class Player(TypedDict, total=False):
     email: str | None
     email_confirmed: bool
     name: str
+    notifications: dict[str, list[Literal["webhook", "email", "push"]]]
     player_id: str
     webhook_url: str | None
 
@@ -448,6 +470,32 @@ class PublicProfile(TypedDict, total=False):
     player_id: str
     ratings: dict[str, Standing | None]
     recent: list[RatedResult]
+
+
+class PushKey(TypedDict, total=False):
+    public_key: str
+
+
+class PushKeys(TypedDict, total=False):
+    auth: Required[str]
+    p256dh: Required[str]
+
+
+class PushSubscription(TypedDict, total=False):
+    created_at: str
+    device_id: str
+    endpoint: str
+    subscription_id: str
+
+
+class PushSubscriptionRequest(TypedDict, total=False):
+    endpoint: Required[str]
+    expirationTime: int | None
+    keys: Required[PushKeys]
+
+
+class PushSubscriptions(TypedDict, total=False):
+    subscriptions: list[PushSubscription]
 
 
 class Ranked(TypedDict, total=False):
@@ -515,6 +563,7 @@ class Registered(TypedDict, total=False):
     email_confirmed: bool
     key: str
     name: str
+    notifications: dict[str, list[Literal["webhook", "email", "push"]]]
     player_id: str
     webhook_secret: str
     webhook_url: str | None
@@ -568,12 +617,17 @@ class Round(TypedDict, total=False):
 class Seat(TypedDict, total=False):
     ai_decisions: int
     bot: bool
+    break_days_allowed: int
+    break_days_used: int
+    break_until: str | None
     kind: Literal["human", "ai"]
     level: str | None
     name: str | None
     seat: int
     taken: bool
     takeover: str | None
+    timeouts: int
+    timeouts_in_a_row: int
 
 
 class SeatRegistration(TypedDict, total=False):
@@ -645,4 +699,5 @@ class Table(TypedDict, total=False):
 class Update(TypedDict, total=False):
     email: str | None
     name: str
+    notifications: dict[str, list[Literal["webhook", "email", "push"]]]
     webhook_url: str | None

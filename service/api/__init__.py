@@ -35,6 +35,7 @@ from . import (
     player_stream,
     players,
     problems,
+    push,
     ratings,
     sign_in,
     web,
@@ -129,6 +130,7 @@ def create_app(config: Config | None = None, claim: Claim | None = None) -> Flas
         ratings.blp,
         health.blp,
         keys.blp,
+        push.blp,
     )
     for blueprint in blueprints:
         api.register_blueprint(blueprint)

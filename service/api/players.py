@@ -7,7 +7,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from service import games
-from service.games import Player
+from service.games import Player, notifications
 
 from .auth import bearer_required, bearer_token
 from .challenges import ChallengeSchema, challenge_json
@@ -41,7 +41,22 @@ class RegisterSchema(Schema):
     )
 
 
+NOTIFICATIONS = fields.Dict(
+    keys=fields.String(validate=validate.OneOf(notifications.KINDS)),
+    values=fields.List(
+        fields.String(validate=validate.OneOf(notifications.CHANNELS)),
+        validate=validate.Length(max=len(notifications.CHANNELS)),
+    ),
+    metadata={
+        "description": "by kind of notification (your-turn, reminder, game-over, rematch),"
+        " the channels it goes by (webhook, email, push); every channel you have, for a"
+        " kind you never chose"
+    },
+)
+
+
 class UpdateSchema(Schema):
+    notifications = NOTIFICATIONS
     name = Name()
     email = Email(allow_none=True)
     webhook_url = Text(
@@ -62,6 +77,7 @@ class PlayerSchema(Schema):
     webhook_url = fields.String(allow_none=True)
     created_at = fields.DateTime()
     bot = fields.Boolean(metadata={"description": "a program's account"})
+    notifications = NOTIFICATIONS
 
 
 class RegisteredSchema(PlayerSchema):
@@ -215,6 +231,10 @@ def _profile(holder: Player) -> dict:
         "webhook_url": holder.webhook_url,
         "created_at": holder.created_at,
         "bot": holder.bot,
+        "notifications": {
+            kind: list(holder.channels.get(kind, notifications.CHANNELS))
+            for kind in notifications.KINDS
+        },
     }
 
 
@@ -243,7 +263,11 @@ def profile():
 @blp.doc(security=BEARER)
 def update(args):
     """Change your name, email or webhook URL (null clears email and URL). Another
-    address is unconfirmed: a link to confirm it is mailed to it."""
+    address is unconfirmed: a link to confirm it is mailed to it. `notifications`
+    chooses the channels of the kinds it names."""
+    chosen = args.pop("notifications", None)
+    if chosen is not None:
+        games.choose_channels(claim(), bearer_token(), chosen)
     return _profile(games.update(claim(), bearer_token(), **args))
 
 

@@ -6,11 +6,14 @@ path and draws the page from the JSON API, as any client does, with the seat tok
 player key the browser keeps (`/sign-in` is an API path too: other clients get the
 API's answer there). Nothing here knows a game: the HTML and the scripts are the same for
 everybody, so nothing hidden can be in them. Every asset comes from this package
-(`web/`): no other host, no build.
+(`web/`): no other host, no build. `/manifest.webmanifest` and the service worker
+`/sw.js` make the site an app a phone installs, told of a turn with every page closed
+(Web Push).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from flask import Blueprint, Response, request, send_from_directory
@@ -59,6 +62,37 @@ def _browser() -> bool:
 
 for name, path in PAGES.items():
     blp.add_url_rule(path, name, page)
+
+
+# What a browser needs to install the site as an app (a phone's home screen).
+MANIFEST = {
+    "name": "Claim",
+    "short_name": "Claim",
+    "description": "Play Claim and Claim 2, live or by mail",
+    "start_url": "/",
+    "scope": "/",
+    "display": "standalone",
+    "background_color": "#fffdf8",
+    "theme_color": "#1f5fa8",
+    "icons": [
+        {"src": f"/web/icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png",
+         "purpose": "any maskable"}
+        for size in (192, 512)
+    ],
+}  # fmt: skip
+
+
+@blp.route("/manifest.webmanifest")
+def manifest() -> Response:
+    response = Response(json.dumps(MANIFEST), mimetype="application/manifest+json")
+    response.cache_control.no_cache = True
+    return response
+
+
+@blp.route("/sw.js")
+def service_worker() -> Response:
+    """The service worker, at the root so that its scope is the whole site."""
+    return send_from_directory(ASSETS, "sw.js", max_age=0, mimetype="text/javascript")
 
 
 @blp.after_app_request

@@ -65,7 +65,7 @@ from .fold import (
     apply_event,
     fold,
 )
-from .keys import PublicKey, SigningKey
+from .keys import PublicKey, SigningKey, VapidKey
 from .lobby import GameSummary, Lobby, LobbyFilter, LobbyPage
 from .model import (
     AI,
@@ -109,6 +109,7 @@ from .players import (
     Player,
     PlayerBreak,
     PlayerStore,
+    PushSubscription,
     address_digest,
     digest,
     new_secret,
@@ -222,6 +223,7 @@ __all__ = [
     "PlayerGames",
     "PlayerStore",
     "PublicKey",
+    "PushSubscription",
     "RatedResult",
     "Rating",
     "RatingChange",
@@ -250,6 +252,7 @@ __all__ = [
     "UnknownGame",
     "UnknownPlayer",
     "UnknownVersion",
+    "VapidKey",
     "Waiter",
     "WatchLease",
     "WatchLeases",

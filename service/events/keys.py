@@ -1,4 +1,5 @@
-"""The server's Ed25519 signing key, which seals ended games (`seals.py`).
+"""The server's keys: the Ed25519 signing key, which seals ended games (`seals.py`),
+and the VAPID key that signs its Web Push requests (`VapidKey`).
 
 `CLAIM_SIGNING_KEY` gives it (a PEM private key, or the base64 of the 32 raw bytes);
 otherwise it is made once, at first use, in `CLAIM_DATA_DIR/signing-key.pem` (0600),
@@ -15,19 +16,24 @@ import binascii
 import hashlib
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import (
     Ed25519PrivateKey,
     Ed25519PublicKey,
 )
+from py_vapid import Vapid02
 
 from service.config import Config, ConfigError
 
 KEY_FILE = "signing-key.pem"
+VAPID_FILE = "vapid-key.pem"
 ALGORITHM = "Ed25519"
 _RAW = serialization.Encoding.Raw, serialization.PublicFormat.Raw
 
@@ -110,21 +116,25 @@ def parse_key(text: str) -> Ed25519PrivateKey:
 
 
 def _kept(data_dir: Path) -> Ed25519PrivateKey:
-    """The key of `data_dir/signing-key.pem`, made there first if it is not: written to
-    a file of its own, then linked to its name, so that processes starting together
-    all end up with the first one's key."""
+    """The key of `data_dir/signing-key.pem`, made there first if it is not."""
     path = data_dir / KEY_FILE
+    pem = kept_pem(path, lambda: _pem(Ed25519PrivateKey.generate()))
+    try:
+        return parse_key(pem)
+    except ConfigError:
+        raise ConfigError(f"{path}: not an Ed25519 private key") from None
+
+
+def kept_pem(path: Path, make: Callable[[], bytes]) -> str:
+    """The text of the key file `path`, made first (0600, in a directory of 0700) from
+    `make()` if it is not: written to a file of its own, then linked to its name, so
+    that processes starting together all end up with the first one's key."""
     if not path.exists():
-        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        pem = Ed25519PrivateKey.generate().private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        draft = data_dir / f".{KEY_FILE}.{os.getpid()}.{threading.get_ident()}"
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        draft = path.parent / f".{path.name}.{os.getpid()}.{threading.get_ident()}"
         descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "wb") as file:
-            file.write(pem)
+            file.write(make())
             file.flush()
             os.fsync(file.fileno())
         try:
@@ -133,7 +143,69 @@ def _kept(data_dir: Path) -> Ed25519PrivateKey:
             pass  # another process made it first: its key is the one
         finally:
             draft.unlink()
+    return path.read_text()
+
+
+def _pem(key) -> bytes:
+    return key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+
+
+class VapidKey:
+    """The server's VAPID key (RFC 8292): the P-256 key that signs its Web Push
+    requests, so that a push service takes only this server's messages for the
+    subscriptions made with its public half (`GET /push/key`). `CLAIM_VAPID_PRIVATE_KEY`
+    gives it (PEM, or base64url of the raw 32 bytes, as web-push tools print it); else
+    it is made once, at first use, in `CLAIM_DATA_DIR/vapid-key.pem` (0600). Every host
+    of a deployment shares it: a new key leaves every subscription unusable."""
+
+    def __init__(self, config: Config):
+        self._config = config
+        self._vapid: Vapid02 | None = None
+        self._lock = threading.Lock()
+
+    def _key(self) -> Vapid02:
+        with self._lock:
+            if self._vapid is None:
+                given = self._config.vapid_private_key
+                path = self._config.data_dir / VAPID_FILE
+                text = given or kept_pem(
+                    path, lambda: _pem(ec.generate_private_key(ec.SECP256R1()))
+                )
+                self._vapid = _vapid(text, "CLAIM_VAPID_PRIVATE_KEY" if given else str(path))
+            return self._vapid
+
+    @property
+    def public(self) -> str:
+        """The public key, base64url of its uncompressed point: a browser's
+        `applicationServerKey`."""
+        point = self._key().public_key.public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
+        return base64.urlsafe_b64encode(point).rstrip(b"=").decode()
+
+    def authorization(self, endpoint: str, subject: str, expires: int) -> str:
+        """The `Authorization` header of a push to `endpoint`: a JWT for its origin,
+        naming `subject` (a mailto: or https: URL) and expiring at unix time `expires`."""
+        parts = urlsplit(endpoint)
+        claims = {"aud": f"{parts.scheme}://{parts.netloc}", "sub": subject, "exp": expires}
+        return self._key().sign(claims)["Authorization"]
+
+
+def _vapid(text: str, where: str) -> Vapid02:
+    text = text.strip()
     try:
-        return parse_key(path.read_text())
-    except ConfigError:
-        raise ConfigError(f"{path}: not an Ed25519 private key") from None
+        if text.startswith("-----BEGIN"):
+            key = serialization.load_pem_private_key(text.encode(), password=None)
+        else:
+            padded = text + "=" * (-len(text) % 4)
+            raw = base64.b64decode(padded, altchars=b"-_", validate=True)
+            if len(raw) != 32:
+                raise ValueError("not 32 bytes")
+            key = ec.derive_private_key(int.from_bytes(raw, "big"), ec.SECP256R1())
+    except (ValueError, TypeError, binascii.Error):
+        key = None
+    if not isinstance(key, ec.EllipticCurvePrivateKey) or key.curve.name != "secp256r1":
+        raise ConfigError(f"{where}: not a P-256 private key (PEM or base64url raw)")
+    return Vapid02(key)

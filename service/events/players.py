@@ -32,6 +32,7 @@ leaves at worst an entry that opens or finds nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -72,6 +73,10 @@ class Player:
     created_at: datetime
     bot: bool = False  # a program's account, marked as such everywhere; never changes
     email_confirmed: bool = False  # its owner opened the link mailed to it: mail may go
+    push_subscriptions: tuple[PushSubscription, ...] = ()
+    # The channels each kind of notification goes by, where the player chose (kind ->
+    # channels); a kind not named goes by every channel the player has.
+    channels: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +90,27 @@ class PlayerBreak:
 
     def running(self, at: datetime) -> bool:
         return self.until is not None and self.until > at
+
+
+@dataclass(frozen=True, slots=True)
+class PushSubscription:
+    """A browser's Web Push subscription (`PushSubscription.toJSON()`), made with the
+    key of one of the player's devices: removing the device removes it."""
+
+    id: str  # of the endpoint: the same browser subscribing again is the same one
+    endpoint: str
+    p256dh: str  # the browser's public key (base64url), which the message is encrypted to
+    auth: str  # the browser's authentication secret (base64url)
+    device_id: str
+    created_at: datetime
+
+    def listed(self) -> dict:
+        return {
+            "subscription_id": self.id,
+            "endpoint": self.endpoint,
+            "device_id": self.device_id,
+            "created_at": self.created_at,
+        }
 
 
 FIRST_DEVICE = "first"  # the device of the key made at registration
@@ -148,7 +174,6 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 2))
 return 1
 """
 
-# KEYS: a player's hash.  ARGV: a key field, the digest it must hold, the new digest.
 # KEYS[1]: the player's hash. ARGV: now and the break's end (seconds since the epoch),
 # this year, the days of the break, the days a year allowed. Answers {1, days used this
 # year}, or {-1, 0} for no such player, {-2, used} while a break runs, {-3, used} past
@@ -183,6 +208,24 @@ redis.call('HSET', KEYS[1], 'break_days', used, 'break_until', ARGV[1])
 return used
 """
 
+# KEYS[1]: a player's hash. ARGV: the cap, the subscription's field and its JSON.
+# Answers 1 (added), 0 (the same endpoint's, replaced), -1 (no such player), -2 (cap).
+ADD_PUSH = """
+if redis.call('HEXISTS', KEYS[1], 'name') == 0 then return -1 end
+if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then
+  redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+  return 0
+end
+local held = 0
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, 5) == 'push:' then held = held + 1 end
+end
+if held >= tonumber(ARGV[1]) then return -2 end
+redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+return 1
+"""
+
+# KEYS: a player's hash.  ARGV: a key field, the digest it must hold, the new digest.
 SWITCH_KEY = """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
@@ -201,6 +244,7 @@ class PlayerStore:
         self._switch_key = client.register_script(SWITCH_KEY)
         self._add_device = client.register_script(ADD_DEVICE)
         self._take_break = client.register_script(TAKE_BREAK)
+        self._add_push = client.register_script(ADD_PUSH)
         self._end_break = client.register_script(END_BREAK)
         self._bots: dict[str, bool] = {}  # whether each player is a bot: it never changes
 
@@ -457,14 +501,55 @@ class PlayerStore:
             raise UnknownPlayer(player_id)
         return (device, key) if added == 1 else None
 
+    def add_push(
+        self, player_id: str, device_id: str, endpoint: str, p256dh: str, auth: str, cap: int
+    ) -> tuple[PushSubscription, bool] | None:
+        """The browser's subscription, made with `device_id`'s key, and whether it is
+        new (the same endpoint again replaces its keys); None if the player holds `cap`
+        subscriptions already."""
+        subscription = PushSubscription(
+            hashlib.sha256(endpoint.encode()).hexdigest()[:16],
+            endpoint,
+            p256dh,
+            auth,
+            device_id,
+            self._clock(),
+        )
+        about = asdict(subscription) | {"created_at": subscription.created_at.isoformat()}
+        args = [cap, f"push:{subscription.id}", json.dumps(about)]
+        with redis_errors():
+            added = self._add_push(keys=[self._key(player_id)], args=args)
+        if added == -1:
+            raise UnknownPlayer(player_id)
+        return None if added == -2 else (subscription, added == 1)
+
+    def remove_push(self, player_id: str, subscription_id: str) -> bool:
+        """Remove the subscription; whether there was one."""
+        with redis_errors():
+            return bool(self._redis.hdel(self._key(player_id), f"push:{subscription_id}"))
+
+    def set_channels(self, player_id: str, channels: dict[str, list[str]]) -> Player:
+        """The channels each kind named in `channels` goes by from now on."""
+        chosen = {**self.get(player_id).channels, **channels}
+        with redis_errors():
+            self._redis.hset(self._key(player_id), "channels", json.dumps(chosen, sort_keys=True))
+        return self.get(player_id)
+
     def remove_device(self, player_id: str, device_id: str) -> None:
-        """The device's key opens nothing any more; UnknownDevice if it has none."""
+        """The device's key opens nothing any more, and its push subscriptions are
+        gone; UnknownDevice if it has none."""
         field = _key_field(device_id)
         with redis_errors():
             hashed = self._redis.hget(self._key(player_id), field)
             if not hashed:
                 raise UnknownDevice(device_id)
-            self._redis.hdel(self._key(player_id), field, f"device:{device_id}")  # the switch
+            pushes = [
+                f"push:{push.id}"
+                for push in self.get(player_id).push_subscriptions
+                if push.device_id == device_id
+            ]
+            # The switch (the key field) with the device's subscriptions.
+            self._redis.hdel(self._key(player_id), field, f"device:{device_id}", *pushes)
             self._redis.hdel(self._keys, hashed)
             self._revoked(_text(hashed))
 
@@ -525,6 +610,21 @@ def _player(player_id: str, fields: dict[str, str]) -> Player:
         bot=fields.get("bot") == "1",
         email_confirmed=bool(fields["email"])
         and fields.get("email_confirmed") == address_digest(fields["email"]),
+        push_subscriptions=tuple(
+            _push(json.loads(value))
+            for name, value in sorted(fields.items())
+            if name.startswith("push:")
+        ),
+        channels={
+            kind: tuple(channels)
+            for kind, channels in json.loads(fields.get("channels", "{}")).items()
+        },
+    )
+
+
+def _push(fields: dict) -> PushSubscription:
+    return PushSubscription(
+        **{**fields, "created_at": datetime.fromisoformat(fields["created_at"])}
     )
 
 

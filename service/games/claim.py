@@ -35,6 +35,7 @@ from service.events import (
     SigningKey,
     SignIns,
     Timers,
+    VapidKey,
     Watchers,
     WatchLeases,
     connect,
@@ -77,6 +78,8 @@ class Claim:
     watch_leases: WatchLeases
     jobs: Jobs | None
     allowlist: Allowlist  # where webhooks may go (`WEBHOOK_ALLOW`, parsed once)
+    push_allowlist: Allowlist  # where Web Push may go (`CLAIM_PUSH_ALLOW`)
+    vapid_key: VapidKey  # the server's, which signs its Web Push requests
     clock: Callable[[], datetime]
 
     @classmethod
@@ -117,6 +120,8 @@ class Claim:
             watch_leases=WatchLeases(client, prefix, clock),
             jobs=Jobs(queues(config, client), prefix) if jobs else None,
             allowlist=Allowlist.parse(config.webhook_allow),
+            push_allowlist=Allowlist.parse(config.push_allow, public_names=True),
+            vapid_key=VapidKey(config),
             clock=clock,
         )
 

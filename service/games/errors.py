@@ -61,6 +61,14 @@ class TooManyDevices(Refused):
     """The player holds as many keys (one per device) as they may."""
 
 
+class TooManySubscriptions(Refused):
+    """The player holds as many push subscriptions as they may."""
+
+
+class UnknownSubscription(Refused):
+    """The player has no push subscription with this id."""
+
+
 class TooManyAccounts(Refused):
     """The email address is confirmed for as many players as one may be."""
 

@@ -2,9 +2,11 @@
 "reminder" when a share of their move time is left, "game-over" to every player of a
 game that ended, and "rematch" (the rematch code calls `notify`).
 
-Each goes to the player's webhook URL (signed: `webhooks.py`) and, with an SMTP
-server set, to their email address once its owner confirmed it (`addresses.py`,
-`mail.py`), each channel by an RQ job of its own on the queue `webhooks`, retried with
+Each goes to the player's webhook URL (signed: `webhooks.py`), to the browsers they
+subscribed to Web Push (`push.py`) and, with an SMTP server set, to their email address
+once its owner confirmed it (`addresses.py`, `mail.py`), as far as the player chose
+that channel for that kind (`Player.channels`; every channel by default), each channel
+by an RQ job of its own on the queue `webhooks`, retried with
 growing intervals (`jobs.py`). A job carries ids only; its delivery id is derived from
 `(game id, version, kind, player id)` (`ids.py`), so a doubled job is the same delivery:
 the receiver deduplicates by it, and a job whose delivery the player's log already
@@ -32,7 +34,7 @@ from service.events import (
     UnknownPlayer,
 )
 
-from . import mail, webhooks
+from . import mail, push, webhooks
 from .claim import Claim
 from .inbox import inbox_entry
 from .jobs import Notice
@@ -50,7 +52,15 @@ MOOT_WHEN_MOVED_ON = (YOUR_TURN, REMINDER)
 
 WEBHOOK = "webhook"
 EMAIL = "email"
-CHANNELS = (WEBHOOK, EMAIL)
+PUSH = "push"
+CHANNELS = (WEBHOOK, EMAIL, PUSH)
+# What the player's delivery log says of a blocked destination: not why, which would
+# tell them what the server's resolver answers for names they choose.
+NOT_ALLOWED = {
+    WEBHOOK: "the operator does not allow this destination (WEBHOOK_ALLOW)",
+    PUSH: "the operator does not allow this push service (CLAIM_PUSH_ALLOW)",
+}
+URGENCY = {YOUR_TURN: "high", REMINDER: "high", GAME_OVER: "normal", REMATCH: "normal"}
 
 
 class Undelivered(Exception):
@@ -95,7 +105,7 @@ def notify(
             log.warning("game %s: no player %s to notify", game.id, player_id)
             continue
         notice = Notice(kind, game.id, game.version, player_id, new_game_id)
-        for channel in _channels(claim, player):
+        for channel in channels(claim, player, kind):
             job_ids.append(claim.jobs.deliver(channel, notice))
     return job_ids
 
@@ -146,7 +156,9 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
     """
     players = claim.players
     player = players.get(notice.player_id)
-    if channel not in _channels(claim, player) or _already_delivered(claim, notice, channel):
+    if channel not in channels(claim, player, notice.kind):
+        return None
+    if _already_delivered(claim, notice, channel):
         return None
     if notice.kind in MOOT_WHEN_MOVED_ON and claim.store.version(notice.game_id) != notice.version:
         return None
@@ -162,6 +174,10 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
     if channel == WEBHOOK:
         host = urlsplit(player.webhook_url).hostname
         send = _send_webhook
+    elif channel == PUSH:
+        hosts = {urlsplit(push_.endpoint).hostname for push_ in player.push_subscriptions}
+        host = ", ".join(sorted(hosts))
+        send = _send_push
     else:
         host = player.email.rpartition("@")[2]
         send = _send_email
@@ -187,7 +203,9 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
         status_code = send(claim, player, notice, entry, ratings)
     except webhooks.Blocked as error:
         log.warning("delivery %s blocked: %s", notice.delivery_id, error)
-        return logged(BLOCKED, error=webhooks.NOT_ALLOWED)
+        return logged(BLOCKED, error=NOT_ALLOWED[channel])
+    except push.Gone:  # nothing to try again
+        return logged(FAILED, error="every push subscription has ended (they were removed)")
     except HTTPError as error:
         error.close()
         logged(FAILED, status_code=error.code, error=f"HTTP {error.code}")
@@ -231,12 +249,7 @@ def email_text(
     game's page on the server at `public_url` (and the player's rating change, for a
     rated game over)."""
     game = notice.game_id
-    headline = {
-        YOUR_TURN: f"your turn in game {game}",
-        REMINDER: f"your move in game {game} is due soon",
-        GAME_OVER: f"game {game} is over ({entry['status']})",
-        REMATCH: f"a rematch of game {game} is offered",
-    }[notice.kind]
+    headline = _headline(notice, entry)
     lines = [f"{headline[0].upper()}{headline[1:]}.", f"Last: {entry['last']}."]
     if notice.kind in MOOT_WHEN_MOVED_ON and entry["deadline_at"] is not None:
         left = duration(entry["seconds_left"])
@@ -252,6 +265,46 @@ def email_text(
     if notice.new_game_id is not None:
         lines.append("Press Rematch there to take your seat in the next game.")
     return f"Claim: {headline}", "\n".join(lines) + "\n"
+
+
+def _headline(notice: Notice, entry: dict) -> str:
+    game = notice.game_id
+    return {
+        YOUR_TURN: f"your turn in game {game}",
+        REMINDER: f"your move in game {game} is due soon",
+        GAME_OVER: f"game {game} is over ({entry['status']})",
+        REMATCH: f"a rematch of game {game} is offered",
+    }[notice.kind]
+
+
+def _send_push(
+    claim: Claim, player: Player, notice: Notice, entry: dict, ratings: list[dict] | None
+) -> int:
+    """To every browser the player subscribed; a subscription whose push service says it
+    ended is removed. Raises the first failure if no browser was reached (Gone if every
+    subscription ended)."""
+    headline = _headline(notice, entry)
+    lines = [f"Last: {entry['last']}."]
+    if notice.kind in MOOT_WHEN_MOVED_ON and entry["seconds_left"] is not None:
+        lines.append(f"{duration(entry['seconds_left'])} left.")
+    url = game_page(claim.config.public_url, notice.new_game_id or notice.game_id)
+    data = push.message(notice.kind, notice.game_id, url, f"Claim: {headline}", " ".join(lines))
+    topic = push.topic(notice.kind, notice.game_id)
+    reached, failure = None, None
+    for subscription in player.push_subscriptions:
+        try:
+            reached = push.send(claim, subscription, data, topic, URGENCY[notice.kind])
+        except HTTPError as error:
+            error.close()
+            if error.code in push.GONE:
+                claim.players.remove_push(player.id, subscription.id)
+            else:
+                failure = failure or error
+        except (OSError, webhooks.Blocked) as error:
+            failure = failure or error
+    if reached is not None:
+        return reached
+    raise failure or push.Gone()
 
 
 def _send_webhook(
@@ -276,11 +329,17 @@ def _send_email(
     mail.send(claim.config, player.email, subject, text, headers, claim.clock())
 
 
-def _channels(claim: Claim, player: Player) -> list[str]:
-    """The channels by which `player` can be told: a webhook URL, an email address
-    confirmed (if the operator set an SMTP server)."""
-    wanted = {WEBHOOK: player.webhook_url, EMAIL: player.email_confirmed and claim.config.smtp_url}
-    return [channel for channel in CHANNELS if wanted[channel]]
+def channels(claim: Claim, player: Player, kind: str) -> list[str]:
+    """The channels by which `player` is told of `kind`: of those they have (a webhook
+    URL, a browser subscribed to Web Push, an email address confirmed if the operator
+    set an SMTP server), those they chose for it (all, if they chose none)."""
+    has = {
+        WEBHOOK: player.webhook_url,
+        EMAIL: player.email_confirmed and claim.config.smtp_url,
+        PUSH: player.push_subscriptions,
+    }
+    chosen = player.channels.get(kind, CHANNELS)
+    return [channel for channel in CHANNELS if has[channel] and channel in chosen]
 
 
 def _already_delivered(claim: Claim, notice: Notice, channel: str) -> bool:

@@ -6,16 +6,38 @@ refuses without it. An address given is mailed a link to confirm it (`addresses.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import ipaddress
+import re
 import secrets
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-from service.events import Delivery, Device, Game, Player, SeatRegistered, StaleVersion
+from service.events import (
+    Delivery,
+    Device,
+    Game,
+    Player,
+    PushSubscription,
+    SeatRegistered,
+    StaleVersion,
+)
 
 from .access import matches, me, my_device
 from .addresses import ask_confirmation
 from .changes import Change, follow_up
 from .claim import Claim
-from .errors import GameOver, SeatUnavailable, TooManyDevices, WrongToken, use_case
+from .errors import (
+    GameOver,
+    InvalidRequest,
+    SeatUnavailable,
+    TooManyDevices,
+    TooManySubscriptions,
+    UnknownSubscription,
+    WrongToken,
+    use_case,
+)
 from .inbox import inbox_entry
 from .play import Moved
 
@@ -110,6 +132,71 @@ def _too_many_devices(claim: Claim) -> TooManyDevices:
         f"you hold {claim.config.device_cap} keys, one per device, as many as a player may:"
         " sign a device out (DELETE /me/devices/{device_id}) first"
     )
+
+
+@use_case
+def subscribe_push(claim: Claim, key: str | None, endpoint: str, p256dh: str, auth: str):
+    """Store a browser's Web Push subscription (`PushSubscription.toJSON()`'s endpoint
+    and keys) for the device whose key this is; answer it and whether it is new. The
+    endpoint must be a push service the operator allows (`CLAIM_PUSH_ALLOW`), the keys
+    a P-256 point and a 16-byte secret; a player holds `Config.device_cap` at most."""
+    holder = my_device(claim, key)
+    errors = {}
+    parts = urlsplit(endpoint)
+    local = _in_networks(claim, parts)  # a push service of the operator's (plain http may do)
+    if parts.scheme not in ("https", "http" if local else "https") or not parts.hostname:
+        errors["endpoint"] = ["not an https URL"]
+    elif not (local or claim.push_allowlist.by_name(parts.hostname)):
+        errors["endpoint"] = ["not a push service this server sends to (CLAIM_PUSH_ALLOW)"]
+    if _decoded_length(p256dh) != 65 or not p256dh.startswith("B"):  # 0x04: a whole point
+        errors["keys.p256dh"] = ["not a P-256 public key (base64url of 65 bytes)"]
+    if _decoded_length(auth) != 16:
+        errors["keys.auth"] = ["not a 16-byte secret in base64url"]
+    if errors:
+        raise InvalidRequest("the subscription cannot be used", errors=errors)
+    cap = claim.config.device_cap
+    made = claim.players.add_push(holder.player.id, holder.device_id, endpoint, p256dh, auth, cap)
+    if made is None:
+        raise TooManySubscriptions(f"you hold {cap} push subscriptions: remove one first")
+    return made
+
+
+@use_case
+def push_subscriptions(claim: Claim, key: str | None) -> tuple[PushSubscription, ...]:
+    """The browsers the player subscribed to Web Push, by subscription id."""
+    return me(claim, key).push_subscriptions
+
+
+@use_case
+def unsubscribe_push(claim: Claim, key: str | None, subscription_id: str) -> None:
+    """Remove a subscription of the player's; UnknownSubscription if none has the id."""
+    if not claim.players.remove_push(me(claim, key).id, subscription_id):
+        raise UnknownSubscription(f"you have no push subscription {subscription_id!r}")
+
+
+@use_case
+def choose_channels(claim: Claim, key: str | None, chosen: dict[str, list[str]]) -> Player:
+    """The channels (`webhook`, `email`, `push`) each kind of notification named in
+    `chosen` goes by from now on (an empty list: none)."""
+    return claim.players.set_channels(me(claim, key).id, chosen)
+
+
+def _in_networks(claim: Claim, parts) -> bool:
+    """Whether the endpoint's host is an address of a network the operator allows."""
+    try:
+        ip = ipaddress.ip_address(parts.hostname or "")
+    except ValueError:
+        return False
+    return any(ip in network for network in claim.push_allowlist.networks)
+
+
+def _decoded_length(text: str) -> int | None:
+    if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]+=*", text):
+        return None
+    try:
+        return len(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    except (ValueError, binascii.Error):
+        return None
 
 
 @use_case

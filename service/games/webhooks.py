@@ -24,11 +24,6 @@ TIMEOUT = 5.0  # seconds for connecting and for each read
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
-# What the player's delivery log says of a blocked webhook: not why, which would tell
-# them what the server's resolver answers for names they choose.
-NOT_ALLOWED = "the operator does not allow this destination (WEBHOOK_ALLOW)"
-
-
 class Blocked(Exception):
     """The operator does not allow webhooks to this destination (the message, for the
     server's log, says why)."""
@@ -42,29 +37,42 @@ def signature(secret: str, body: bytes, at: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Allowlist:
-    """Where webhooks may go: host names allowed by name, and networks that every
-    address of any other host must lie in. Empty: nowhere."""
+    """Where webhooks (or pushes) may go: host names allowed by name (`*.example.org`:
+    any name under it), and networks that every address of any other host must lie in.
+    Empty: nowhere. `public_names`: a host allowed by name must resolve to public
+    addresses only (or to addresses of the networks), as a push service's does."""
 
     names: frozenset[str] = frozenset()
     networks: tuple[Network, ...] = ()
+    domains: tuple[str, ...] = ()  # ".example.org" of "*.example.org"
+    public_names: bool = False
 
     @classmethod
-    def parse(cls, text: str) -> Allowlist:
-        """From `"hooks.example.org, 10.1.0.0/16, 127.0.0.1"`: names and CIDR networks."""
-        names, networks = set(), []
+    def parse(cls, text: str, public_names: bool = False) -> Allowlist:
+        """From `"hooks.example.org, *.example.net, 10.1.0.0/16, 127.0.0.1"`: names,
+        domains and CIDR networks."""
+        names, domains, networks = set(), [], []
         for item in filter(None, (part.strip() for part in text.split(","))):
             try:
                 networks.append(ipaddress.ip_network(item, strict=False))
             except ValueError:
-                names.add(_host_name(item))
-        return cls(frozenset(names), tuple(networks))
+                name = _host_name(item)
+                if name.startswith("*."):
+                    domains.append(name[1:])
+                else:
+                    names.add(name)
+        return cls(frozenset(names), tuple(networks), tuple(domains), public_names)
+
+    def by_name(self, host: str) -> bool:
+        name = _host_name(host)
+        return name in self.names or name.endswith(self.domains)
 
     def addresses(self, host: str, port: int) -> list[str]:
         """The addresses `host` resolves to, once every one is allowed (or its name
         is). Raises Blocked; OSError when a host allowed by name does not resolve."""
-        by_name = _host_name(host) in self.names
+        by_name = self.by_name(host)
         if not (by_name or self.networks):
-            raise Blocked(f"{host} is not in WEBHOOK_ALLOW, which names no network")
+            raise Blocked(f"{host} is not allowed by name, and no network is")
         try:
             infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError as error:
@@ -72,16 +80,20 @@ class Allowlist:
                 raise
             raise Blocked(f"{host} does not resolve ({error}): nothing to check") from None
         addresses = list(dict.fromkeys(info[4][0] for info in infos))
-        if not by_name:
-            for address in addresses:
-                ip = ipaddress.ip_address(address.split("%")[0])
-                if not any(ip in network for network in self.networks):
-                    raise Blocked(f"{host} resolves to {ip}, which WEBHOOK_ALLOW does not allow")
+        for address in addresses:
+            ip = ipaddress.ip_address(address.split("%")[0])
+            if any(ip in network for network in self.networks):
+                continue
+            if not by_name:
+                raise Blocked(f"{host} resolves to {ip}, which no allowed network holds")
+            if self.public_names and not ip.is_global:
+                raise Blocked(f"{host} resolves to {ip}, a private address")
         return addresses
 
 
 def post(url: str, body: bytes, headers: dict[str, str], allowlist: Allowlist) -> int:
-    """POST `body` as JSON to `url`, if the allowlist lets it through; answer the status
+    """POST `body` (JSON unless `headers` say otherwise) to `url`, if the allowlist lets
+    it through; answer the status
     of a 2xx answer. Raises Blocked, urllib's HTTPError for any other status (redirects
     are not followed) and URLError or OSError when the receiver cannot be reached."""
     parts = urlsplit(url)

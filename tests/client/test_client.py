@@ -119,6 +119,17 @@ def test_every_operation_of_the_contract_answers_through_the_client(server_url):
     assert client.rotate_key()["key"] == client.key != old_key
     assert client.me()["player_id"] == ann["player_id"]
     assert client.deliveries() == {"deliveries": []}
+    assert client.take_break(3)["days_used"] == 3
+    assert client.breaks()["running"] is True
+    assert client.end_break()["days_used"] == 0
+    assert len(client.push_key()["public_key"]) == 87  # base64url of a 65-byte point
+    with pytest.raises(ProblemError) as refused:  # the server sends to its operator's
+        client.subscribe_push({"endpoint": "https://push.example.org/1", "keys": {}})
+    assert refused.value.kind == "validation-error"
+    assert client.push_subscriptions() == {"subscriptions": []}
+    with pytest.raises(ProblemError) as refused:
+        client.unsubscribe_push("nonesuch")
+    assert refused.value.kind == "unknown-push-subscription"
 
     created = client.create_game(2, factions="claim")
     game_id = created["game_id"]

@@ -11,6 +11,7 @@ from service.api import create_app
 from service.config import Config
 from service.events import utc_now
 from service.games import Claim
+from tests.games.receiver import receiver  # noqa: F401 (a fixture of these tests)
 from tests.mailbox import smtp_server
 from workers import jobs
 

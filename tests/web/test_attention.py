@@ -4,7 +4,12 @@ live connection for any number of tabs."""
 
 from __future__ import annotations
 
+import json
+import struct
+import time
+
 from service.events import HUMAN
+from service.games import push
 from tests.web.conftest import (
     DECISIONS,
     arranged_deck,
@@ -164,3 +169,72 @@ def test_a_live_redraw_keeps_the_keyboard_focus(site, new_page):
     play(bo)  # Bo's move redraws Ann's page
     wait_for_version(ann, before)
     assert ann.evaluate("document.activeElement.textContent") == "Resign"
+
+
+def until(condition, patience: float = 30.0) -> None:
+    """Wait for `condition()` (a page's CSP forbids `wait_for_function`'s eval)."""
+    deadline = time.monotonic() + patience
+    while not condition():
+        assert time.monotonic() < deadline, "waited in vain"
+        time.sleep(0.05)
+
+
+def _registrations(cdp) -> list[dict]:
+    """The service worker registrations the DevTools protocol reports, once there is one."""
+    found: list[dict] = []
+    cdp.on("ServiceWorker.workerRegistrationUpdated", lambda e: found.extend(e["registrations"]))
+    cdp.send("ServiceWorker.enable")
+    until(lambda: cdp.send("Runtime.evaluate", {"expression": "1"}) and found)  # events come in
+    return found
+
+
+def test_the_site_installs_as_an_app_and_a_pushed_turn_opens_its_game(site, new_page):
+    game_id, _ = site.game(FACTIONS, [HUMAN, HUMAN], arranged_deck(FACTIONS, 2, {}))
+    page = new_page()
+    page.context.grant_permissions(["notifications"])
+    page.goto("/")
+    until(lambda: page.evaluate("navigator.serviceWorker.controller?.state") == "activated")
+    assert page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)") == f"{site.url}/"
+    cdp = page.context.new_cdp_session(page)
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["errors"] == [] and manifest["url"] == f"{site.url}/manifest.webmanifest"
+    app = json.loads(manifest["data"])
+    assert (app["display"], app["start_url"]) == ("standalone", "/")
+    assert {icon["sizes"] for icon in app["icons"]} == {"192x192", "512x512"}
+    for icon in app["icons"]:  # each is there, and is the size it says
+        png = page.request.get(icon["src"]).body()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        assert "x".join(str(n) for n in struct.unpack(">II", png[16:24])) == icon["sizes"]
+    # A push as the workers send it (its message as service/games/push.py makes it),
+    # delivered by the browser to the service worker.
+    registration = next(r for r in _registrations(cdp) if r["scopeURL"] == f"{site.url}/")
+    message = push.message(
+        "your-turn",
+        game_id,
+        f"http://elsewhere.example/play/{game_id}",
+        "Claim: your turn",
+        "Last: Bo played",
+    )
+    cdp.send(
+        "ServiceWorker.deliverPushMessage",
+        {
+            "origin": site.url,
+            "registrationId": registration["registrationId"],
+            "data": message.decode(),
+        },
+    )
+    shown = (
+        "navigator.serviceWorker.ready.then((r) => r.getNotifications()).then((all) =>"
+        " all.map((n) => ({ title: n.title, body: n.body, tag: n.tag, path: n.data.path })))"
+    )
+    until(lambda: page.evaluate(shown))
+    assert page.evaluate(shown) == [
+        {"title": "Claim: your turn", "body": "Last: Bo played", "tag": f"turn-{game_id}",
+         "path": f"/play/{game_id}"}  # this site's page, whatever host the push names
+    ]  # fmt: skip
+    # Its click (a headless browser shows no notification to click: the worker's own
+    # handler of the click, on the notification shown) opens the game in the open tab.
+    worker = page.context.service_workers[0]
+    worker.evaluate("self.registration.getNotifications().then(([shown]) => openPage(shown))")
+    page.wait_for_url(f"{site.url}/play/{game_id}")
+    page.wait_for_selector("text=You are watching.")

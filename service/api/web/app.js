@@ -10,6 +10,10 @@ const ROUTES = [
   [/^\/confirm-email$/, "confirm-email"],
 ];
 
+// The service worker shows pushes with the page closed (sw.js); where there is none (an
+// old browser, a private window), the page works as before.
+navigator.serviceWorker?.register("/sw.js").catch(() => {});
+
 const route = ROUTES.find(([pattern]) => pattern.test(location.pathname));
 if (route) {
   const [pattern, name] = route;

@@ -3,7 +3,8 @@
 // notification when the page is in the background and they allowed it (asked only
 // when they press the button, never on load).
 import { h } from "./dom.js";
-import { keepSound, soundOn } from "./store.js";
+import { pushControl } from "./push.js";
+import { keepSound, player, soundOn } from "./store.js";
 
 const ICON = (dot) => `data:image/svg+xml,${encodeURIComponent(
   `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect x="6" y="2" width="20" height="28" rx="3" fill="#fffdf8" stroke="#1d232a" stroke-width="2"/><path d="M16 8 L23 16 L16 24 L9 16 Z" fill="#1f5fa8"/>${
@@ -61,5 +62,6 @@ export function attentionControls() {
     } }, "Notify me when it is my turn");
     controls.push(ask, state);
   }
-  return h("div", { class: "row attention" }, controls);
+  const me = player();  // a registered player: pushes reach the closed page too
+  return h("div", { class: "row attention" }, controls, me ? pushControl(me) : null);
 }

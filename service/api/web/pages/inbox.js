@@ -3,6 +3,7 @@
 import { api, problemsOnly } from "../api.js";
 import { emailPanel, guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
 import { showTurns } from "../attention.js";
+import { notificationsPanel } from "../push.js";
 import { clockFace, copyField, duration, failure, h, redraw, show, timeoutRule } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch, watchPlayer } from "../live.js";
@@ -117,7 +118,7 @@ export default async function inboxPage(welcome = null) {
     h("p", { class: "muted" }, "Others challenge you with your player id: ", copyField(me.id, "your player id")));
   // `welcome`: a notice above the inbox, or one made with a way to draw the list again.
   const notice = typeof welcome === "function" ? welcome(() => draw()) : welcome;
-  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), challengeBox, list, emailPanel(me), otherDevice(me),
+  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), challengeBox, list, notificationsPanel(me), emailPanel(me), otherDevice(me),
     h("p", {}, h("a", { href: "/leaderboard" }, "Ratings"), " · ",
       h("button", { type: "button", onclick: () => {
         if (!confirm("Sign out of this browser? It forgets your key and every seat it holds; sign in again with a sign-in link or your key.")) return;
