@@ -14,6 +14,8 @@ single Redis is marked `single_redis`.
 from __future__ import annotations
 
 import fcntl
+import functools
+import importlib.abc
 import os
 import subprocess
 import sys
@@ -72,13 +74,15 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "single_redis: the test needs a single Redis")
     if not hasattr(config, "workerinput"):  # the session's first process
         _warm_in_the_background()
+    _compiled_before_use()
 
 
 def _warm_in_the_background() -> None:
     """numba compiles the expert's search once (40 s of a core at a first start; then
     its cache beside it answers in a second), in a process of its own that holds a lock
-    until it is done, while the test processes start and collect (15 s each); each
-    waits for the lock before its first test (`_warm`), so that none compiles again."""
+    until it is done, while the test processes start, collect and run what needs no
+    compiled search; each waits for the lock before it needs it (`_compiled_before_use`),
+    so that none compiles again."""
     with tempfile.NamedTemporaryFile(prefix="claim-warming-", delete=False) as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # held by the open file, which the compiler shares
         os.environ[WARMING] = lock.name  # for the test processes, started after this
@@ -95,11 +99,42 @@ def pytest_unconfigure(config):
         Path(os.environ.pop(WARMING)).unlink(missing_ok=True)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _warm():
-    """Wait for the expert's search to be compiled (`_warm_in_the_background`)."""
-    with open(os.environ[WARMING]) as lock:
-        fcntl.flock(lock, fcntl.LOCK_SH)
+def _compiled_before_use() -> None:
+    """Have this test process wait for the compile (`_warm_in_the_background`) only
+    before it needs it: before it first imports numba (the expert's search, in this
+    process), and before it starts a Python process (a server, whose worker loads the
+    search from the cache). Tests of anything else run meanwhile."""
+    start = subprocess.Popen.__init__
+
+    @functools.wraps(start)  # keeps what tests/ending.py marks it with
+    def __init__(self, args, *more, **kwargs):
+        if _python(args):  # not a Redis, a proxy, a browser
+            _wait_for_the_compile()
+        start(self, args, *more, **kwargs)
+
+    subprocess.Popen.__init__ = __init__
+    sys.meta_path.insert(0, _NumbaAfterTheCompile())
+
+
+class _NumbaAfterTheCompile(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "numba":
+            sys.meta_path.remove(self)
+            _wait_for_the_compile()
+        return None  # found as usual
+
+
+def _python(args) -> bool:
+    """Whether the command runs Python (`claim`, a `python` of the project's)."""
+    first = args[0] if isinstance(args, list | tuple) else str(args).split()[0]
+    return Path(first).name.startswith(("python", "claim"))
+
+
+@functools.cache
+def _wait_for_the_compile() -> None:
+    if WARMING in os.environ:
+        with open(os.environ[WARMING]) as lock:
+            fcntl.flock(lock, fcntl.LOCK_SH)
 
 
 def pytest_collection_modifyitems(items):

@@ -48,7 +48,8 @@ NOTIFICATIONS = fields.Dict(
         validate=validate.Length(max=len(notifications.CHANNELS)),
     ),
     metadata={
-        "description": "by kind of notification (your-turn, reminder, game-over, rematch),"
+        "description": "by kind of notification (your-turn, reminder, game-over, rematch,"
+        " challenge),"
         " the channels it goes by (webhook, email, push); every channel you have, for a"
         " kind you never chose"
     },

@@ -49,7 +49,7 @@ from service.events import (
 )
 from service.events import OPEN as CHALLENGE_OPEN
 
-from . import ids
+from . import ids, notifications
 from .access import me
 from .changes import Change, follow_up
 from .claim import Claim
@@ -175,6 +175,7 @@ def challenge(claim: Claim, key: str | None, to: str, settings: ChallengeSetting
         raise _too_many(refused.reason, most) from None
     claim.challenge_timers.set(made.id, 1, expires_at)
     _announce(claim, made)
+    notifications.notify_challenge(claim, made)
     return shown(claim, made)
 
 

@@ -1,6 +1,7 @@
 """Notifications to players: "your-turn" when a change leaves it a person's turn,
 "reminder" when a share of their move time is left, "game-over" to every player of a
-game that ended, and "rematch" (the rematch code calls `notify`).
+game that ended, "rematch" (the rematch code calls `notify`) and "challenge" to a
+player challenged (`notify_challenge`).
 
 Each goes to the player's webhook URL (signed: `webhooks.py`), to the browsers they
 subscribed to Web Push (`push.py`) and, with an SMTP server set, to their email address
@@ -28,11 +29,13 @@ from service.events import (
     DELIVERED,
     FAILED,
     RUNNING,
+    Challenge,
     Delivery,
     Game,
     Player,
     UnknownPlayer,
 )
+from service.events import OPEN as CHALLENGE_OPEN
 
 from . import mail, push, webhooks
 from .claim import Claim
@@ -46,7 +49,8 @@ YOUR_TURN = "your-turn"
 REMINDER = "reminder"
 GAME_OVER = "game-over"
 REMATCH = "rematch"
-KINDS = (YOUR_TURN, REMINDER, GAME_OVER, REMATCH)
+CHALLENGE = "challenge"  # to the challenged player; its notice's `game_id` is the challenge's
+KINDS = (YOUR_TURN, REMINDER, GAME_OVER, REMATCH, CHALLENGE)
 # Once the game moved on, the player acted or their time ran out: nothing left to say.
 MOOT_WHEN_MOVED_ON = (YOUR_TURN, REMINDER)
 
@@ -60,7 +64,13 @@ NOT_ALLOWED = {
     WEBHOOK: "the operator does not allow this destination (WEBHOOK_ALLOW)",
     PUSH: "the operator does not allow this push service (CLAIM_PUSH_ALLOW)",
 }
-URGENCY = {YOUR_TURN: "high", REMINDER: "high", GAME_OVER: "normal", REMATCH: "normal"}
+URGENCY = {
+    YOUR_TURN: "high",
+    REMINDER: "high",
+    GAME_OVER: "normal",
+    REMATCH: "normal",
+    CHALLENGE: "high",  # it expires in minutes
+}
 
 
 class Undelivered(Exception):
@@ -95,6 +105,22 @@ def notify(
     job ids. `new_game_id`: the offered game of a rematch."""
     if kind not in KINDS:
         raise ValueError(f"no notification kind {kind!r}")
+    return _enqueue(claim, kind, game.id, game.version, player_ids, new_game_id)
+
+
+def notify_challenge(claim: Claim, challenge: Challenge) -> list[str]:
+    """Enqueue "challenge" to the player `challenge` challenges; answer the job ids."""
+    return _enqueue(claim, CHALLENGE, challenge.id, 1, [challenge.to])
+
+
+def _enqueue(
+    claim: Claim,
+    kind: str,
+    subject_id: str,
+    version: int,
+    player_ids: list[str],
+    new_game_id: str | None = None,
+) -> list[str]:
     if claim.jobs is None:
         return []
     job_ids = []
@@ -102,9 +128,9 @@ def notify(
         try:
             player = claim.players.get(player_id)
         except UnknownPlayer:
-            log.warning("game %s: no player %s to notify", game.id, player_id)
+            log.warning("%s %s: no player %s to notify", kind, subject_id, player_id)
             continue
-        notice = Notice(kind, game.id, game.version, player_id, new_game_id)
+        notice = Notice(kind, subject_id, version, player_id, new_game_id)
         for channel in channels(claim, player, kind):
             job_ids.append(claim.jobs.deliver(channel, notice))
     return job_ids
@@ -160,17 +186,10 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
         return None
     if _already_delivered(claim, notice, channel):
         return None
-    if notice.kind in MOOT_WHEN_MOVED_ON and claim.store.version(notice.game_id) != notice.version:
+    told = _challenge(claim, notice) if notice.kind == CHALLENGE else _game(claim, notice)
+    if told is None:
         return None
-    game = claim.store.load(notice.game_id, notice.version)
-    seat = next((n for n, seat in enumerate(game.seats) if seat.player == player.id), None)
-    if seat is None:
-        return None
-    entry = inbox_entry(claim, game, seat)
-    ratings = None
-    if notice.kind == GAME_OVER and game.creation.rated:
-        changes = claim.ratings.changes(game.id)
-        ratings = None if changes is None else [rating_change(change) for change in changes]
+    entry, ratings = told
     if channel == WEBHOOK:
         host = urlsplit(player.webhook_url).hostname
         send = _send_webhook
@@ -217,6 +236,45 @@ def deliver(claim: Claim, channel: str, notice: Notice, attempt: int = 1) -> Del
     return logged(DELIVERED, status_code=status_code)
 
 
+def _game(claim: Claim, notice: Notice) -> tuple[dict, list[dict] | None] | None:
+    """The player's inbox entry of the notice's game (and for the end of a rated game,
+    the rating changes); None if the notice is moot."""
+    if notice.kind in MOOT_WHEN_MOVED_ON and claim.store.version(notice.game_id) != notice.version:
+        return None
+    game = claim.store.load(notice.game_id, notice.version)
+    seats = (n for n, seat in enumerate(game.seats) if seat.player == notice.player_id)
+    seat = next(seats, None)
+    if seat is None:
+        return None
+    ratings = None
+    if notice.kind == GAME_OVER and game.creation.rated:
+        changes = claim.ratings.changes(game.id)
+        ratings = None if changes is None else [rating_change(change) for change in changes]
+    return inbox_entry(claim, game, seat), ratings
+
+
+def _challenge(claim: Claim, notice: Notice) -> tuple[dict, None] | None:
+    """What the challenged player is told of the notice's challenge (what its inbox
+    shows); None once it is no longer open."""
+    challenge = claim.challenges.get(notice.game_id)
+    if challenge is None or challenge.status != CHALLENGE_OPEN or challenge.to != notice.player_id:
+        return None
+    challenger = challenge.from_player
+    entry = {
+        "challenge_id": challenge.id,
+        "from": challenger,
+        "from_name": claim.players.names([challenger]).get(challenger, ""),
+        "from_bot": bool(claim.players.bots([challenger])),
+        "settings": challenge.settings,
+        "expires_at": challenge.expires_at,
+    }
+    return entry, None
+
+
+def inbox_page(public_url: str) -> str:
+    return f"{public_url.rstrip('/')}/inbox"
+
+
 def game_page(public_url: str, game_id: str) -> str:
     """The address of a game's page in the web client."""
     return f"{public_url.rstrip('/')}/play/{game_id}"
@@ -226,7 +284,16 @@ def payload(
     notice: Notice, entry: dict, public_url: str, ratings: list[dict] | None = None
 ) -> dict:
     """The webhook body: the notice, the player's inbox entry (public facts) and the
-    game's page; for the end of a rated game, what it did to each seat's rating."""
+    game's page; for the end of a rated game, what it did to each seat's rating. A
+    challenge's: the challenge (`entry`) and the inbox, where it is answered."""
+    if notice.kind == CHALLENGE:
+        return {
+            "delivery_id": notice.delivery_id,
+            "kind": CHALLENGE,
+            "challenge_id": notice.game_id,
+            "challenge": entry,
+            "url": inbox_page(public_url),
+        }
     body = {
         "delivery_id": notice.delivery_id,
         "kind": notice.kind,
@@ -250,6 +317,9 @@ def email_text(
     rated game over)."""
     game = notice.game_id
     headline = _headline(notice, entry)
+    if notice.kind == CHALLENGE:
+        lines = [f"{headline}.", _challenge_line(entry), f"Answer it: {inbox_page(public_url)}"]
+        return f"Claim: {headline}", "\n".join(lines) + "\n"
     lines = [f"{headline[0].upper()}{headline[1:]}.", f"Last: {entry['last']}."]
     if notice.kind in MOOT_WHEN_MOVED_ON and entry["deadline_at"] is not None:
         left = duration(entry["seconds_left"])
@@ -269,12 +339,39 @@ def email_text(
 
 def _headline(notice: Notice, entry: dict) -> str:
     game = notice.game_id
+    if notice.kind == CHALLENGE:
+        return f"{entry['from_name']} challenges you"
     return {
         YOUR_TURN: f"your turn in game {game}",
         REMINDER: f"your move in game {game} is due soon",
         GAME_OVER: f"game {game} is over ({entry['status']})",
         REMATCH: f"a rematch of game {game} is offered",
     }[notice.kind]
+
+
+def _move_time(seconds: int) -> str:
+    """A move time in words.
+
+    >>> _move_time(86400), _move_time(3 * 86400), _move_time(3600), _move_time(90)
+    ('1 day', '3 days', '1 hour', '90 s')
+    """
+    for unit, word in ((86400, "day"), (3600, "hour"), (60, "minute")):
+        if seconds % unit == 0:
+            count = seconds // unit
+            return f"{count} {word}{'' if count == 1 else 's'}"
+    return f"{seconds} s"
+
+
+def _challenge_line(entry: dict) -> str:
+    """The game a challenge asks for, in a few words."""
+    settings = entry["settings"]
+    limit = settings.get("move_time_limit")
+    words = [
+        f"{settings['players']} players",
+        "rated" if settings.get("rated") else "not rated",
+        f"{_move_time(limit)} a move" if limit else "no time limit",
+    ]
+    return f"A game of {', '.join(words)}; answer by {entry['expires_at']:%H:%M} UTC."
 
 
 def _send_push(
@@ -284,10 +381,14 @@ def _send_push(
     ended is removed. Raises the first failure if no browser was reached (Gone if every
     subscription ended)."""
     headline = _headline(notice, entry)
-    lines = [f"Last: {entry['last']}."]
-    if notice.kind in MOOT_WHEN_MOVED_ON and entry["seconds_left"] is not None:
-        lines.append(f"{duration(entry['seconds_left'])} left.")
-    url = game_page(claim.config.public_url, notice.new_game_id or notice.game_id)
+    if notice.kind == CHALLENGE:
+        lines = [_challenge_line(entry)]
+        url = inbox_page(claim.config.public_url)
+    else:
+        lines = [f"Last: {entry['last']}."]
+        if notice.kind in MOOT_WHEN_MOVED_ON and entry["seconds_left"] is not None:
+            lines.append(f"{duration(entry['seconds_left'])} left.")
+        url = game_page(claim.config.public_url, notice.new_game_id or notice.game_id)
     data = push.message(notice.kind, notice.game_id, url, f"Claim: {headline}", " ".join(lines))
     topic = push.topic(notice.kind, notice.game_id)
     reached, failure = None, None

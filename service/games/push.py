@@ -33,10 +33,12 @@ class Gone(Exception):
     """Every subscription of the player answered that it ended (they were removed)."""
 
 
-def message(kind: str, game_id: str, url: str, title: str, body: str) -> bytes:
-    """The JSON a service worker reads (`/sw.js`): what to show and what to open."""
-    tag = topic(kind, game_id)  # a newer notification of the game replaces the shown one
-    fields = {"kind": kind, "game_id": game_id, "url": url, "title": title, "body": body}
+def message(kind: str, subject_id: str, url: str, title: str, body: str) -> bytes:
+    """The JSON a service worker reads (`/sw.js`): what to show and what to open; the
+    game's id (a challenge's, for a challenge)."""
+    tag = topic(kind, subject_id)  # a newer notification of the game replaces the shown one
+    about = "challenge_id" if kind == "challenge" else "game_id"
+    fields = {"kind": kind, about: subject_id, "url": url, "title": title, "body": body}
     return json.dumps({**fields, "tag": tag}, sort_keys=True).encode()
 
 

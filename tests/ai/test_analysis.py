@@ -26,6 +26,7 @@ from service.domain import (
 )
 from tests.ai.oracles.endgame import solve
 from tests.domain.factories import CLAIM, CLAIM2, SEVEN, SEVEN2
+from tests.sizes import sized
 
 SEED = "test-game/analysis-1"
 
@@ -143,7 +144,7 @@ def a_game(players: int, deck_seed: int, factions=None):
 @pytest.mark.parametrize(
     "players, factions, deck_seed",
     [
-        (2, CLAIM, 5),
+        *sized([], [(2, CLAIM, 5)]),  # (the Seer's game below is one of 2 players too)
         (4, SEVEN2, 5),  # seat 0's partner's cards changed too
         (2, CLAIM2, 9),  # seat 1 peeks at the draw pile with a Seer at decision 2
     ],

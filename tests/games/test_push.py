@@ -188,3 +188,27 @@ def test_the_player_chooses_the_channels_of_each_kind(pushing, receiver):
     assert notifications.channels(claim, player, REMINDER) == ["webhook", PUSH]
     wrong = client.patch("/me", json={"notifications": {YOUR_TURN: ["pigeon"]}}, headers=me)
     assert wrong.status_code == 400
+
+
+def test_a_challenge_is_pushed_to_the_challenged_player_with_the_way_to_the_inbox(
+    pushing, receiver
+):
+    claim, client = pushing
+    _, ann_key = games.register(claim, "Ann")
+    bo, bo_key = games.register(claim, "Bo")
+    browser = Browser(f"{receiver.url}/bo")
+    subscribed(client, bo_key, browser)
+    settings = games.ChallengeSettings(move_time_limit=86400, timeout_policy="forfeit", rated=True)
+    made = games.challenge(claim, ann_key, bo.id, settings).challenge
+    work(claim)
+    ((_, _, body),) = receiver.requests
+    message = browser.read(body)
+    assert (message["kind"], message["challenge_id"]) == ("challenge", made.id)
+    assert (message["title"], message["url"]) == (
+        "Claim: Ann challenges you",
+        f"{claim.config.public_url}/inbox",
+    )
+    assert message["body"].startswith("A game of 2 players, rated, 1 day a move; answer by")
+    games.cancel(claim, ann_key, made.id)  # a challenge no longer open is told no more
+    notice = Notice("challenge", made.id, 1, bo.id)
+    assert notifications.deliver(claim, PUSH, notice) is None

@@ -5,7 +5,7 @@
 import { api } from "./api.js";
 import { failure, h, panel } from "./dom.js";
 
-const KINDS = [["your-turn", "your turn"], ["reminder", "a move due soon"], ["game-over", "a game over"], ["rematch", "a rematch offered"]];
+const KINDS = [["your-turn", "your turn"], ["reminder", "a move due soon"], ["game-over", "a game over"], ["rematch", "a rematch offered"], ["challenge", "a challenge to you"]];
 const CHANNELS = [["push", "push to your devices"], ["email", "email"], ["webhook", "webhook"]];
 
 const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
