@@ -306,7 +306,9 @@ class InboxEntry(TypedDict, total=False):
     ending: Ending | None
     game_id: str
     last: str
+    on_timeout: str | None
     players: int
+    rated: bool
     rematch: str | None
     seat: int
     seats: list[InboxSeat]

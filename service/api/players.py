@@ -171,6 +171,14 @@ class InboxEntrySchema(Schema):
     your_turn = fields.Boolean()
     deadline_at = fields.DateTime(allow_none=True)
     seconds_left = fields.Float(allow_none=True)
+    rated = fields.Boolean()
+    on_timeout = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "what a timeout of the seat to act comes to now (`ai:<level>`,"
+            " `takeover:<level>`, `forfeit`; the game view's `on_timeout`); null: no clock"
+        },
+    )
     last = fields.String(metadata={"description": "the last thing that happened, in words"})
     version = fields.Integer()
     updated_at = fields.DateTime()

@@ -189,20 +189,23 @@ if tonumber(redis.call('HGET', KEYS[1], 'break_until') or '0') > tonumber(ARGV[1
 end
 if used + tonumber(ARGV[4]) > tonumber(ARGV[5]) then return {-3, used} end
 used = used + tonumber(ARGV[4])
-redis.call('HSET', KEYS[1], 'break_year', ARGV[3], 'break_days', used, 'break_until', ARGV[2])
+redis.call('HSET', KEYS[1], 'break_year', ARGV[3], 'break_days', used, 'break_until', ARGV[2],
+  'break_length', ARGV[4])
 return {1, used}
 """
 
 # KEYS[1]: the player's hash. ARGV: now (seconds since the epoch), this year. Ends the
-# break running now, giving back the whole days not begun; answers the days used this
-# year, or -1 if no break runs.
+# break running now, giving back its days not begun (the first counts as begun);
+# answers the days used this year, or -1 if no break runs.
 END_BREAK = """
 local now = tonumber(ARGV[1])
 local ends = tonumber(redis.call('HGET', KEYS[1], 'break_until') or '0')
 if ends <= now then return -1 end
 local used = tonumber(redis.call('HGET', KEYS[1], 'break_days') or '0')
+local length = tonumber(redis.call('HGET', KEYS[1], 'break_length') or '0')
+local begun = math.max(1, math.ceil((now - (ends - length * 86400)) / 86400))
 if redis.call('HGET', KEYS[1], 'break_year') == ARGV[2] then
-    used = math.max(0, used - math.floor((ends - now) / 86400))
+    used = math.max(0, used - math.max(0, length - begun))
 end
 redis.call('HSET', KEYS[1], 'break_days', used, 'break_until', ARGV[1])
 return used
@@ -453,8 +456,8 @@ class PlayerStore:
         return PlayerBreak(datetime.fromtimestamp(args[1], UTC), used, allowed)
 
     def end_break(self, player_id: str, allowed: int) -> PlayerBreak | None:
-        """End the player's break now (the whole days not begun given back); None if
-        none runs."""
+        """End the player's break now (its days not begun given back: the first counts
+        as begun); None if none runs."""
         now = self._clock()
         with redis_errors():
             used = self._end_break(

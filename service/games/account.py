@@ -81,6 +81,14 @@ def _added(old, new) -> str:
     return " ".join(card.code for card in (Counter(new) - Counter(old)).elements())
 
 
+# What a timeout came to, by the mode of the policy that applied.
+TIMED_OUT = {
+    "ai": "an AI moves for them",
+    "takeover": "an AI plays the seat until they take it back",
+    "forfeit": "their side loses",
+}
+
+
 def event_words(event: Event) -> str:
     """One sentence for an event, public: it names no hidden card."""
     if isinstance(event, DecisionMade):
@@ -91,22 +99,23 @@ def event_words(event: Event) -> str:
             words = f"seat {event.seat} chose the top card of the draw pile over a prize"
         else:
             words = f"seat {event.seat} took the prize {decision.card}"
-        if event.timeout_policy:
-            words += f" (the {event.timeout_policy} timeout policy decided)"
+        if event.timeout_policy:  # the seat's time ran out
+            words += " (an AI for them: their time ran out)"
         return words
     if isinstance(event, GameResigned):
         return f"seat {event.seat} resigned: the game is over"
     if isinstance(event, TurnTimedOut):
-        return f"seat {event.seat}'s time ran out ({event.policy})"
+        mode = event.policy.split(":")[0]
+        return f"seat {event.seat}'s time ran out: {TIMED_OUT[mode]}"
     if isinstance(event, SeatReturned):
-        return f"seat {event.seat}'s player is back"
+        return f"seat {event.seat} took the seat back from the AI"
     if isinstance(event, BreakTaken):
         return (
-            f"seat {event.seat}'s player takes a break until {event.until:%Y-%m-%d %H:%M} UTC"
+            f"seat {event.seat}'s break runs until {event.until:%Y-%m-%d %H:%M} UTC"
             f" ({event.days_used} of {event.days_allowed} days this year)"
         )
     if isinstance(event, BreakEnded):
-        return f"seat {event.seat}'s player is back from their break"
+        return f"seat {event.seat}'s break ended"
     if isinstance(event, SeatJoined):
         return f"{event.name} took seat {event.seat}"
     if isinstance(event, SeatRegistered):

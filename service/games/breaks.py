@@ -65,7 +65,10 @@ def take_break(claim: Claim, key: str | None, days: int) -> Break:
     if claim.config.break_days == 0:
         raise BreakRefused("this server allows no breaks")
     taken = claim.players.take_break(player.id, days, claim.config.break_days)
-    event = lambda seat: BreakTaken(seat, taken.until, taken.days_used, taken.days_allowed)  # noqa: E731
+
+    def event(seat: int) -> BreakTaken:
+        return BreakTaken(seat, taken.until, taken.days_used, taken.days_allowed)
+
     game_ids = _tell(claim, player.id, event, f"taken/{taken.until.isoformat()}")
     return Break(taken, game_ids)
 
@@ -87,7 +90,8 @@ def _tell(claim: Claim, player_id: str, event: Callable[[int], Event], key: str)
     told = []
     for game_id in claim.player_games.of(player_id):
         game = claim.store.load(game_id)
-        while (seat := _stopped_seat(claim, game, player_id, event)) is not None:
+        ending = event is BreakEnded
+        while (seat := _changed_seat(claim, game, player_id, ending)) is not None:
             made = event(seat)
             event_id = ids.derived_id(game_id, BREAK, f"{player_id}/{key}")
             try:
@@ -103,10 +107,8 @@ def _tell(claim: Claim, player_id: str, event: Callable[[int], Event], key: str)
     return tuple(told)
 
 
-def _stopped_seat(
-    claim: Claim, game: Game, player_id: str, event: Callable[[int], Event]
-) -> int | None:
-    """The player's seat in `game` whose clock the break's `event` changes, if any."""
+def _changed_seat(claim: Claim, game: Game, player_id: str, ending: bool) -> int | None:
+    """The player's seat in `game` whose clock a break (`ending` it) changes, if any."""
     limit = game.creation.move_time_limit
     if game.status != RUNNING or limit is None or limit < CORRESPONDENCE:
         return None
@@ -114,7 +116,7 @@ def _stopped_seat(
     for n, seat in enumerate(game.seats):
         if seat.player != player_id or seat.kind != HUMAN:
             continue
-        if event is BreakEnded:
+        if ending:
             return n if seat.on_break(now) else None
         late = game.state.to_act == n and game.deadline is not None and game.deadline <= now
         return None if late or seat.on_break(now) else n

@@ -26,6 +26,8 @@ def inbox_entry(claim: Claim, game: Game, seat: int) -> dict:
         "your_turn": to_act == seat and game.seats[seat].takeover is None,
         "deadline_at": deadline,
         "seconds_left": None if deadline is None else max(0.0, (deadline - now).total_seconds()),
+        "rated": game.creation.rated,
+        "on_timeout": game.on_timeout,
         "last": event_words(last),
         "version": game.version,
         "updated_at": game.updated_at,

@@ -1,28 +1,23 @@
 """Breaks: a player's correspondence clocks stand still for the days they take, up to
 the year's days, told to each game; ending one early gives the days not begun back."""
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from service import games
 from service.api import create_app
 from service.events import BreakEnded, BreakTaken, TurnTimedOut
-from tests.games.factories import a_game, joined
+from service.games.account import event_words
+from tests.games.test_deadlines import a_running_game
 
 DAY = 86400
 
 
-def a_correspondence_game(claim, key, limit=DAY, kinds=("human", "random")):
+def a_correspondence_game(claim, key, limit=DAY):
     """A game of `limit` seconds a move whose first seat is the player of `key`, played
     by its AI until that seat is to act."""
-    game = a_game(claim, kinds, move_time_limit=limit, timeout_policy="takeover:random")
-    joined(claim, game, keys={0: key})
-    game = claim.store.load(game.id)
-    while game.acting_ai is not None:
-        games.play_ai_turn(claim, game.id, game.version)
-        game = claim.store.load(game.id)
-    return game
+    return a_running_game(claim, limit=limit, policy="takeover:random", keys={0: key})
 
 
 def _events(claim, game):
@@ -55,12 +50,12 @@ def test_the_years_days_bound_breaks_and_one_runs_at_a_time(claim):
     assert games.take_break(claim, key, 20).breaks.days_used == 20
     with pytest.raises(games.BreakRefused, match="runs already"):
         games.take_break(claim, key, 1)
-    games.end_break(claim, key)  # the 20 days not begun come back
-    assert games.breaks(claim, key).days_used == 0
+    games.end_break(claim, key)  # the 19 days not begun come back (the first has begun)
+    assert games.breaks(claim, key).days_used == 1
     games.take_break(claim, key, 25)
     games.end_break(claim, key)
-    with pytest.raises(games.BreakRefused, match="would not hold it: 0 of your 30"):
-        games.take_break(claim, key, 31)
+    with pytest.raises(games.BreakRefused, match="would not hold it: 2 of your 30"):
+        games.take_break(claim, key, 29)
 
 
 def test_ending_a_break_early_runs_the_clocks_again_and_gives_back_the_days_not_begun(claim, clock):
@@ -107,4 +102,20 @@ def test_breaks_over_http_and_the_opponents_see_them(claim):
     assert client.post("/me/break", json={"days": 0}, headers=me).status_code == 400
     assert client.post("/me/break", json={"days": 2}).status_code == 401
     assert client.delete("/me/break", headers=me).get_json()["running"] is False
-    assert client.get("/me/break", headers=me).get_json()["days_used"] == 0
+    assert client.get("/me/break", headers=me).get_json()["days_used"] == 1  # a day begun
+
+
+@pytest.mark.parametrize(
+    ("event", "words"),
+    [
+        (BreakTaken(1, datetime(2026, 12, 24, 9, 30, tzinfo=UTC), 7, 30),
+         "seat 1's break runs until 2026-12-24 09:30 UTC (7 of 30 days this year)"),
+        (BreakEnded(1), "seat 1's break ended"),
+        (TurnTimedOut(0, "ai:greedy"), "seat 0's time ran out: an AI moves for them"),
+        (TurnTimedOut(0, "takeover:greedy"),
+         "seat 0's time ran out: an AI plays the seat until they take it back"),
+        (TurnTimedOut(0, "forfeit"), "seat 0's time ran out: their side loses"),
+    ],
+)  # fmt: skip
+def test_the_inbox_tells_breaks_and_timeouts_in_words(event, words):
+    assert event_words(event) == words

@@ -8,14 +8,15 @@ from service import games
 from service.domain import legal_decisions
 from service.events import ABORTED, FINISHED, DecisionMade, GameResigned, TurnTimedOut
 from service.games import Claim, background, changes, deadlines
+from service.games.inbox import inbox_entry
 from tests.games.factories import INVITE, a_game, joined, moved
 
 
-def a_running_game(claim, kinds=("human", "random"), limit=60, policy="ai:greedy"):
-    """A game whose human seats are joined, with a move time limit, played by its AIs
-    until a person is to act."""
+def a_running_game(claim, kinds=("human", "random"), limit=60, policy="ai:greedy", keys=None):
+    """A game whose human seats are joined (by the players whose keys `keys` gives by
+    seat, if any), with a move time limit, played by its AIs until a person is to act."""
     game = a_game(claim, kinds, move_time_limit=limit, timeout_policy=policy)
-    joined(claim, game)
+    joined(claim, game, keys)
     game = claim.store.load(game.id)
     while game.acting_ai is not None:
         games.play_ai_turn(claim, game.id, game.version)
@@ -94,6 +95,8 @@ def test_a_takeover_decides_each_timed_out_move_and_waits_for_the_person(claim, 
     assert game.seats[seat].ai_decisions == 2
     assert game.deadline == game.waiting_since + timedelta(seconds=60)  # a clock of its own
     assert game.on_timeout == "takeover:random"  # the third in a row: the final policy
+    entry = inbox_entry(claim, game, seat)  # the inbox says so beside the time left
+    assert (entry["on_timeout"], entry["rated"]) == ("takeover:random", False)
 
 
 def test_a_move_of_the_person_breaks_the_row_of_timeouts(claim, clock):

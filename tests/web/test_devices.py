@@ -200,3 +200,24 @@ def test_a_device_signed_out_from_another_stops_opening_anything(site, new_page)
     phone.goto("/inbox")
     phone.wait_for_selector("text=This device was signed out of your player.")
     assert phone.evaluate("localStorage.getItem('claim.player')") is None
+
+
+def test_a_break_is_taken_in_the_inbox_and_shown_at_the_table(site, new_page):
+    page = new_page()
+    me = register(page, "Bea")
+    game_id, invites = site.game(FACTIONS, [HUMAN, "random"], move_time_limit=86400)
+    site.join(game_id, 0, invites[0], "Bea", key=me["key"])
+    page.goto("/inbox")
+    page.fill("#break-days", "2")
+    page.click("button:text-is('Take a break')")
+    page.wait_for_selector("text=You have taken 2 of your 30 days of breaks this year.")
+    page.wait_for_selector("text=last: Your break runs until")  # the game's last event
+    page.goto(f"/play/{game_id}")
+    page.wait_for_selector("text=(2 of 30 days this year): your clock stands still.")
+    assert page.locator(".notice.break").inner_text().startswith("You are on a break until ")
+    page.goto("/inbox")
+    page.click("button:text-is('End my break now')")  # the day begun counts, the other not
+    page.wait_for_selector("text=You have taken 1 of your 30 days of breaks this year.")
+    page.goto(f"/play/{game_id}")
+    page.wait_for_selector("text=You are seat 1")
+    assert page.locator(".notice.break").count() == 0

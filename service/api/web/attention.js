@@ -3,7 +3,7 @@
 // notification when the page is in the background and they allowed it (asked only
 // when they press the button, never on load).
 import { h } from "./dom.js";
-import { pushControl } from "./push.js";
+import { pushControl, pushSupported } from "./push.js";
 import { keepSound, player, soundOn } from "./store.js";
 
 const ICON = (dot) => `data:image/svg+xml,${encodeURIComponent(
@@ -46,12 +46,15 @@ export function yourTurnNow(text, gameId) {
   }
 }
 
-// The settings a person may change at the table: sound, notifications.
+// The settings a person may change at the table: sound, notifications (a registered
+// player's by push, which reach the closed page too; a guest's while the page is open).
 export function attentionControls() {
   const sound = h("input", { type: "checkbox", id: "sound", checked: soundOn() });
   sound.addEventListener("change", () => { keepSound(sound.checked); if (sound.checked) beep(); });
   const controls = [h("label", { class: "inline" }, sound, " Sound on my turn")];
-  if (!("Notification" in window)) controls.push(h("span", { class: "muted" }, " This browser shows no notifications."));
+  const me = player();
+  if (me && pushSupported()) controls.push(pushControl(me));  // it asks the permission itself
+  else if (!("Notification" in window)) controls.push(h("span", { class: "muted" }, " This browser shows no notifications."));
   else if (Notification.permission === "denied") controls.push(h("span", { class: "muted" }, " Notifications are blocked for this site in the browser's settings."));
   else {
     const state = h("span", { class: "muted" }, Notification.permission === "granted" ? " Notifications are on." : "");
@@ -62,6 +65,5 @@ export function attentionControls() {
     } }, "Notify me when it is my turn");
     controls.push(ask, state);
   }
-  const me = player();  // a registered player: pushes reach the closed page too
-  return h("div", { class: "row attention" }, controls, me ? pushControl(me) : null);
+  return h("div", { class: "row attention" }, controls);
 }

@@ -8,7 +8,24 @@ import { failure, h, panel } from "./dom.js";
 const KINDS = [["your-turn", "your turn"], ["reminder", "a move due soon"], ["game-over", "a game over"], ["rematch", "a rematch offered"], ["challenge", "a challenge to you"]];
 const CHANNELS = [["push", "push to your devices"], ["email", "email"], ["webhook", "webhook"]];
 
-const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+export const pushSupported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+
+// What went wrong, in a person's words (a browser's own texts name its internals).
+function pushTrouble(error) {
+  if (error?.name === "NotAllowedError") return "The browser does not let this site push to it (a private window, or its settings): your turns reach you while a page of the site is open.";
+  if (error?.name === "AbortError" || error?.name === "NotSupportedError" || error?.name === "InvalidStateError") {
+    return "This browser cannot receive pushes here (a private window, or its push service out of reach): your turns reach you while a page of the site is open.";
+  }
+  if (error?.name === "TimeoutError") return "The browser's push service did not answer: try again later.";
+  return null;
+}
+
+// `promise`, or a TimeoutError after `seconds`.
+function within(promise, seconds) {
+  return Promise.race([promise, new Promise((_, fail) => {
+    setTimeout(() => fail(Object.assign(new Error("timed out"), { name: "TimeoutError" })), seconds * 1000);
+  })]);
+}
 
 function keyBytes(text) {
   const raw = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
@@ -18,8 +35,7 @@ function keyBytes(text) {
 // The service worker's registration (app.js registers it on every page) and its push
 // subscription; a worker that is not up within seconds is taken as none.
 async function subscription() {
-  const registration = await Promise.race([navigator.serviceWorker.ready,
-    new Promise((_, fail) => { setTimeout(() => fail(new Error("The service worker did not start: reload the page.")), 5000); })]);
+  const registration = await within(navigator.serviceWorker.ready, 5);
   return [registration, await registration.pushManager.getSubscription()];
 }
 
@@ -27,7 +43,7 @@ async function pushOn(me) {
   if (Notification.permission !== "granted" && await Notification.requestPermission() !== "granted") return;
   const [registration, old] = await subscription();
   const { public_key: key } = await api("GET", "/push/key");
-  const made = old ?? await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) });
+  const made = old ?? await within(registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key) }), 20);
   await api("POST", "/me/push-subscriptions", { credential: me.key, body: made.toJSON() });
 }
 
@@ -40,10 +56,11 @@ async function pushOff(me) {
   await made.unsubscribe();
 }
 
-// The button that turns pushes to this device on (or off), with what it does.
+// The button that turns pushes to this device on (or off), with what it does; while it
+// works, it says so.
 export function pushControl(me) {
   const box = h("div", { class: "row push", "aria-live": "polite" });
-  if (!supported()) return h("p", { class: "muted" }, "This browser takes no pushes: your turns reach you here while a page of the site is open.");
+  if (!pushSupported()) return h("p", { class: "muted" }, "This browser takes no pushes: your turns reach you here while a page of the site is open.");
   async function draw(trouble = null) {
     const [, made] = await subscription().catch(() => [null, null]);
     const what = Notification.permission === "denied" ? h("span", { class: "muted" }, "Notifications are blocked for this site in the browser's settings.")
@@ -52,7 +69,11 @@ export function pushControl(me) {
     box.replaceChildren(...[what].flat(), trouble ?? "");
   }
   async function act(step) {
-    try { await step(me); draw(); } catch (error) { draw(failure(error)); }
+    box.replaceChildren(h("span", { class: "muted" }, "Asking the browser…"));
+    try { await step(me); draw(); } catch (error) {
+      const words = pushTrouble(error);
+      draw(words ? h("p", { class: "notice error", role: "alert" }, words) : failure(error));
+    }
   }
   draw();
   return box;
@@ -86,4 +107,34 @@ export function notificationsPanel(me) {
   }
   draw();
   return panel("Notifications", pushControl(me), table, note);
+}
+
+// A break: the player's correspondence clocks (a day or more a move) stand still for
+// the days they take, up to the server's days a year; the opponents see it.
+export function breakPanel(me) {
+  const body = h("div", { "aria-live": "polite" });
+  const when = (iso) => new Date(iso).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  async function draw(trouble = null) {
+    try {
+      const taken = await api("GET", "/me/break", { credential: me.key });
+      const used = `You have taken ${taken.days_used} of your ${taken.days_allowed} days of breaks this year.`;
+      if (taken.running) {
+        body.replaceChildren(h("p", {}, `You are on a break until ${when(taken.until)}: your clocks in games of a day or more a move stand still. ${used}`),
+          h("button", { type: "button", onclick: () => act("DELETE") }, "End my break now"), trouble ?? "");
+        return;
+      }
+      const left = taken.days_allowed - taken.days_used;
+      if (left < 1) { body.replaceChildren(h("p", {}, used), trouble ?? ""); return; }
+      const days = h("input", { id: "break-days", type: "number", min: 1, max: left, value: Math.min(3, left), required: true });
+      const form = h("form", { class: "row", "aria-label": "take a break" }, h("label", { for: "break-days" }, "Days: "), days,
+        h("button", { type: "submit" }, "Take a break"));
+      form.addEventListener("submit", (event) => { event.preventDefault(); act("POST", { days: +days.value }); });
+      body.replaceChildren(h("p", {}, `${used} A break stops your clock in your games of a day or more a move; your opponents see until when.`), form, trouble ?? "");
+    } catch (error) { body.replaceChildren(failure(error)); }
+  }
+  async function act(method, request = undefined) {
+    try { await api(method, "/me/break", { credential: me.key, body: request }); draw(); } catch (error) { draw(failure(error)); }
+  }
+  draw();
+  return panel("Breaks", body);
 }

@@ -43,6 +43,7 @@ function badges(view, seat, me) {
   if (view.players === 4) list.push([`team team-${teamOf(seat)}`, teamName(teamOf(seat)).replace("team", "Team")]);
   if (s.bot) list.push(["bot", "Bot"]);
   if (s.takeover) list.push(["ai", `AI (${s.takeover}) plays for ${seat === me ? "you" : "them"}`]);
+  else if (s.ai_decisions) list.push(["ai", `An AI moved ${plural(s.ai_decisions, "time")} for ${seat === me ? "you" : "them"} (time ran out)`]);
   if (view.table.to_act === seat && view.status === "running") list.push(["acting", seat === me ? "Your turn" : "To play"]);
   return h("span", { class: "badges" }, list.map(([cls, text]) => h("span", { class: `badge ${cls}` }, text)));
 }

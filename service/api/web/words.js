@@ -54,7 +54,9 @@ export function decisionText(decision, peek = null) {
 
 // The server's account of a step ("seat 1 played UN3"), with names and card names.
 export function readable(text, view, me = null) {
-  return text.replace(/ took seat \d$/, " joined the game").replace(/\bseat (\d)\b/g, (_, seat) => Who(view, +seat, me)).replace(/\b([A-Z]{2})(\d)\b/g, (code) => cardLabel(code));
+  const whoseSeat = (_, seat, at) => { const words = whose(view, +seat, me); return at === 0 ? words[0].toUpperCase() + words.slice(1) : words; };
+  return text.replace(/ took seat \d$/, " joined the game").replace(/\bseat (\d)'s\b/g, whoseSeat)
+    .replace(/\bseat (\d)\b/g, (_, seat) => Who(view, +seat, me)).replace(/\b([A-Z]{2})(\d)\b/g, (code) => cardLabel(code));
 }
 
 // A finished round (the view's `table.rounds` entry) in sentences: the plays, who won,

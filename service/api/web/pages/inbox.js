@@ -3,7 +3,7 @@
 import { api, problemsOnly } from "../api.js";
 import { emailPanel, guestSeatsOffer, keyNotice, otherDevice, registerForm } from "../account.js";
 import { showTurns } from "../attention.js";
-import { notificationsPanel } from "../push.js";
+import { breakPanel, notificationsPanel } from "../push.js";
 import { clockFace, copyField, duration, failure, h, redraw, show, timeoutRule } from "../dom.js";
 import { gameItem, gameList } from "../games-list.js";
 import { watch, watchPlayer } from "../live.js";
@@ -22,10 +22,14 @@ function statusOf(entry) {
   return entry.ending?.winners?.length === 0 ? "A draw" : "Finished";
 }
 
+// What your timeout comes to now, said beside the time left.
+const OUT_OF_TIME = { ai: "an AI moves for you", takeover: "an AI plays your seat until you take it back", forfeit: "you lose the game" };
+
 function entryItem(entry) {
   const last = entry.last ? readable(entry.last, entry, entry.seat) : "";
   const what = [statusOf(entry), last ? h("span", { class: "muted" }, ` · last: ${last}`) : null,
-    entry.seconds_left != null && entry.status === "running" ? h("span", {}, ` · ${clockFace(entry.seconds_left)} left`) : null];
+    entry.seconds_left != null && entry.status === "running" ? h("span", {}, ` · ${clockFace(entry.seconds_left)} left ${entry.your_turn ? "for you" : `for ${seatName(entry, entry.to_act)}`}`) : null,
+    entry.your_turn && entry.on_timeout ? h("span", { class: "muted" }, ` · then ${OUT_OF_TIME[entry.on_timeout.split(":")[0]]}`) : null];
   const go = [h("a", { href: entry.status === "finished" || entry.status === "aborted" ? `/replay/${entry.game_id}` : `/play/${entry.game_id}` },
     entry.your_turn ? "Play" : entry.status === "running" || entry.status === "open" ? "Open" : "Replay"),
   entry.status === "finished" ? [" ", h("a", { href: `/play/${entry.game_id}` }, entry.rematch ? "Rematch offered" : "The table")] : null];
@@ -73,7 +77,7 @@ function challengeForm(me, changed, refused) {
   // Unrated: an AI makes a late move, and plays the seat after three in a row.
   const settings = () => ({ move_time_limit: limit.value ? +limit.value : null, rated: rated.checked,
     timeout_policy: rated.checked ? "forfeit" : "takeover:greedy", timeout_limit: 3, final_timeout_policy: "takeover" });
-  const ruleFits = () => { rule.textContent = timeoutRule(settings()); };
+  const ruleFits = () => { rule.textContent = `Your challenge: ${timeoutRule(settings())}`; };
   limit.addEventListener("change", ruleFits);
   rated.addEventListener("change", ruleFits);
   ruleFits();
@@ -118,7 +122,7 @@ export default async function inboxPage(welcome = null) {
     h("p", { class: "muted" }, "Others challenge you with your player id: ", copyField(me.id, "your player id")));
   // `welcome`: a notice above the inbox, or one made with a way to draw the list again.
   const notice = typeof welcome === "function" ? welcome(() => draw()) : welcome;
-  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), challengeBox, list, notificationsPanel(me), emailPanel(me), otherDevice(me),
+  show(h("h1", {}, `Inbox of ${me.name}`), notice, notice ? null : guestSeatsOffer(me, () => draw()), challengeBox, list, notificationsPanel(me), breakPanel(me), emailPanel(me), otherDevice(me),
     h("p", {}, h("a", { href: "/leaderboard" }, "Ratings"), " · ",
       h("button", { type: "button", onclick: () => {
         if (!confirm("Sign out of this browser? It forgets your key and every seat it holds; sign in again with a sign-in link or your key.")) return;

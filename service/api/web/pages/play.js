@@ -47,6 +47,15 @@ function standInNotice(view, me, comeBack) {
   return h("p", { class: "notice" }, `${ran}${seat.timeouts_in_a_row ? ` (${seat.timeouts_in_a_row} in a row)` : ""}: ${made}. `, nextTimeout(view, seat) ?? "");
 }
 
+// The seats whose person is on a break: their clock stands still until its end.
+function breakNotices(view, me) {
+  if (over(view)) return null;
+  const when = (iso) => new Date(iso).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  return view.seats.filter((s) => s.break_until && Date.parse(s.break_until) > Date.now()).map((s) =>
+    h("p", { class: "notice break" }, `${s.seat === me ? "You are" : `${seatName(view, s.seat)} is`} on a break until ${when(s.break_until)}`,
+      ` (${s.break_days_used} of ${s.break_days_allowed} days this year): ${s.seat === me ? "your" : "their"} clock stands still.`));
+}
+
 // Under a takeover policy, what the person's next timeouts in a row come to.
 function nextTimeout(view, seat) {
   const [mode, level] = view.timeout_policy.split(":");
@@ -272,7 +281,7 @@ export default async function playPage(gameId) {
         h("p", { class: "muted who" }, me != null ? `You are seat ${seatNumber(me)}${view.players === 4 ? `, ${teamName(me % 2)} with ${seatName(view, (me + 2) % 4)}` : ""}.` : "You are watching.")),
       table && view.status === "running" ? phaseLine(view) : null,
       !over(view) && view.move_time_limit != null ? h("p", { class: "muted timeout-rule" }, timeoutRule(view)) : null,
-      since, standInNotice(view, me, () => act(`seats/${me}/return`, "Your seat is yours again.")), resultPanel(view, me, proofNote(me)),
+      since, standInNotice(view, me, () => act(`seats/${me}/return`, "Your seat is yours again.")), breakNotices(view, me), resultPanel(view, me, proofNote(me)),
       h("div", { class: "play-layout" },
         h("div", { class: "play-main" }, left),
         h("div", { class: "play-side" }, table ? factionsPanel(view, me) : null, table ? historyElement(view, me, sinceLastVisit) : null,
