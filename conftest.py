@@ -72,6 +72,11 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     sizes.FULL = config.getoption("--full")
     config.addinivalue_line("markers", "single_redis: the test needs a single Redis")
+    config.addinivalue_line(
+        "markers",
+        "cluster_in_full: a long test whose cluster run shows what its single run shows:"
+        " on the cluster with --full only",
+    )
     if not hasattr(config, "workerinput"):  # the session's first process
         _warm_in_the_background()
     _compiled_before_use()
@@ -150,15 +155,18 @@ def _weight(path: Path) -> int:
 
 
 def pytest_generate_tests(metafunc):
-    """Tests of `ON_CLUSTER` that use Redis run on both kinds of Redis."""
+    """Tests of `ON_CLUSTER` that use Redis run on both kinds of Redis (those marked
+    `cluster_in_full` on the cluster with --full only)."""
     path = metafunc.definition.path
     on_cluster = any(path.is_relative_to(TESTS / name) for name in ON_CLUSTER) or (
         path.is_relative_to(TESTS / "api") and (sizes.FULL or path.name in API_ON_CLUSTER)
     )
+    only_in_full = metafunc.definition.get_closest_marker("cluster_in_full") is not None
     if (
         "redis_url" in metafunc.fixturenames
         and on_cluster
         and metafunc.definition.get_closest_marker("single_redis") is None
+        and (sizes.FULL or not only_in_full)
     ):
         metafunc.parametrize("redis_kind", [SINGLE, CLUSTER], indirect=True, scope="session")
 

@@ -104,6 +104,7 @@ def test_a_worker_whose_compiled_rollouts_have_no_cache_says_so(start_worker, tm
     assert "ai-expert" not in log  # its lane served nothing
 
 
+@pytest.mark.cluster_in_full  # the jobs' idempotence is the store's, tested on both
 def test_the_same_ai_job_run_twice_gives_one_move_per_turn(claim, store, start_worker):
     game = new_game(store, players=3)
     for _ in range(2):  # two jobs of one turn
@@ -114,6 +115,7 @@ def test_the_same_ai_job_run_twice_gives_one_move_per_turn(claim, store, start_w
     assert game.ending is not None and game.ending.reason == "completed"
 
 
+@pytest.mark.cluster_in_full
 def test_a_worker_killed_in_the_middle_of_a_job_loses_no_turn(claim, store, start_worker):
     game = new_game(store, players=4, kinds=["greedy"] * 4)
     turns.follow(claim, game)

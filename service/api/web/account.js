@@ -91,7 +91,7 @@ function deviceList(me) {
   async function draw() {
     try {
       const { devices } = await api("GET", "/me/devices", { credential: me.key });
-      list.replaceChildren(...devices.map((device) => h("li", {}, `${device.name}, since ${new Date(device.created_at).toLocaleDateString()}`,
+      list.replaceChildren(...devices.map((device) => h("li", {}, `${device.name}, since ${new Date(device.created_at).toLocaleDateString()} `,
         device.current ? h("span", { class: "badge" }, "this device") : h("button", { type: "button", "aria-label": `Sign out ${device.name} of ${new Date(device.created_at).toLocaleString()}`,
           onclick: async () => {
             if (!confirm(`Sign out "${device.name}"? Its key stops working at once.`)) return;
