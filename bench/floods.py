@@ -50,7 +50,8 @@ def flood(client, challenges: int, senders: int) -> None:
         body = {"to": bot_id, "players": 2}
         made = client.post("/challenges", json=body, headers=keys[n % senders][1])
         if made.status_code == 201:
-            games += client.post(f"/challenges/{made.json['id']}/accept", headers=bot_key).ok
+            accepted = client.post(f"/challenges/{made.json['id']}/accept", headers=bot_key)
+            games += accepted.status_code == 200
         else:
             refused += made.status_code == 429
         if n % 100 == 99:
