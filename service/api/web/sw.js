@@ -34,7 +34,9 @@ async function openPage(notification) {
   const target = new URL(notification.data?.path ?? "/", self.location.origin).href;
   const tabs = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   const tab = tabs.find((client) => client.url === target) ?? tabs[0];
-  if (!tab) return self.clients.openWindow(target);
-  const there = tab.url === target ? tab : await tab.navigate(target);
-  return (there ?? tab).focus().catch(() => there);  // focusing needs the click's activation
+  try {
+    const there = tab && (tab.url === target ? tab : await tab.navigate(target));
+    if (there) return there.focus().catch(() => there);  // focusing needs the click's activation
+  } catch { /* a tab this worker does not control cannot be sent: a new one instead */ }
+  return self.clients.openWindow(target);
 }
