@@ -65,7 +65,7 @@ from .fold import (
     apply_event,
     fold,
 )
-from .keys import PublicKey, SigningKey, VapidKey
+from .keys import PublicKey, SigningKey, VapidKey, b64url_decode
 from .lobby import GameSummary, Lobby, LobbyFilter, LobbyPage
 from .model import (
     AI,
@@ -260,6 +260,7 @@ __all__ = [
     "address_digest",
     "ai_entity",
     "apply_event",
+    "b64url_decode",
     "connect",
     "deck_commitment",
     "digest",

@@ -377,7 +377,7 @@ def _changes(game: Game, record: Recorded) -> dict:
     if isinstance(event, BreakTaken):
         return {"seats": _break_taken(game, event, record.at), "waiting_since": game.waiting_since}
     if isinstance(event, BreakEnded):
-        seat = game.seats[event.seat] if event.seat in range(len(game.seats)) else None
+        seat = _seat_at(game, event.seat)
         if seat is None or not seat.on_break(record.at):
             raise IllegalDecision(f"seat {event.seat} is not on a break")
         breaks = (*seat.breaks[:-1], (seat.breaks[-1][0], record.at))
@@ -396,7 +396,7 @@ def _changes(game: Game, record: Recorded) -> dict:
 def _break_taken(game: Game, event: BreakTaken, at: datetime) -> tuple[Seat, ...]:
     """The seats once `event`'s seat took its break at `at`: a person's seat, in a
     correspondence game, not on a break already, its move time not run out."""
-    seat = game.seats[event.seat] if event.seat in range(len(game.seats)) else None
+    seat = _seat_at(game, event.seat)
     if seat is None or seat.kind != HUMAN or not seat.taken:
         raise IllegalDecision(f"seat {event.seat} is not a person's seat taken")
     limit = game.creation.move_time_limit
@@ -415,8 +415,13 @@ def _break_taken(game: Game, event: BreakTaken, at: datetime) -> tuple[Seat, ...
     )
 
 
+def _seat_at(game: Game, seat: int) -> Seat | None:
+    """The seat numbered `seat`, None if the game has none such."""
+    return game.seats[seat] if seat in range(len(game.seats)) else None
+
+
 def _taken_over(game: Game, seat: int) -> bool:
-    return seat in range(len(game.seats)) and game.seats[seat].takeover is not None
+    return (found := _seat_at(game, seat)) is not None and found.takeover is not None
 
 
 def _join(game: Game, event: SeatJoined, at: datetime) -> tuple[Seat, ...]:
@@ -438,7 +443,7 @@ def _join(game: Game, event: SeatJoined, at: datetime) -> tuple[Seat, ...]:
 
 def _register(game: Game, event: SeatRegistered) -> tuple[Seat, ...]:
     _check_not_over(game)
-    seat = game.seats[event.seat] if event.seat in range(len(game.seats)) else None
+    seat = _seat_at(game, event.seat)
     if seat is None or seat.kind != HUMAN or seat.token_hash is None:
         raise SeatUnavailable(f"seat {event.seat} is not a person's seat taken")
     if seat.player is not None:

@@ -15,6 +15,7 @@ import base64
 import binascii
 import hashlib
 import os
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -193,14 +194,21 @@ class VapidKey:
         return self._key().sign(claims)["Authorization"]
 
 
+def b64url_decode(text: str) -> bytes:
+    """The bytes of base64url text, padded or not (as Web Push writes keys); ValueError
+    for any other character (`+` and `/` too: they are base64's, not base64url's)."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]*=*", text):
+        raise ValueError("not base64url")
+    return base64.b64decode(text + "=" * (-len(text) % 4), altchars=b"-_", validate=True)
+
+
 def _vapid(text: str, where: str) -> Vapid02:
     text = text.strip()
     try:
         if text.startswith("-----BEGIN"):
             key = serialization.load_pem_private_key(text.encode(), password=None)
         else:
-            padded = text + "=" * (-len(text) % 4)
-            raw = base64.b64decode(padded, altchars=b"-_", validate=True)
+            raw = b64url_decode(text)
             if len(raw) != 32:
                 raise ValueError("not 32 bytes")
             key = ec.derive_private_key(int.from_bytes(raw, "big"), ec.SECP256R1())

@@ -13,14 +13,13 @@ never to a private address), through the webhooks' pinned connection.
 
 from __future__ import annotations
 
-import base64
 import json
 from datetime import timedelta
 
 import http_ece
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from service.events import PushSubscription
+from service.events import PushSubscription, b64url_decode
 
 from . import webhooks
 from .claim import Claim
@@ -57,8 +56,8 @@ def send(
     body = http_ece.encrypt(
         data,
         private_key=ec.generate_private_key(ec.SECP256R1()),  # one per message
-        dh=_unpadded(subscription.p256dh),
-        auth_secret=_unpadded(subscription.auth),
+        dh=b64url_decode(subscription.p256dh),
+        auth_secret=b64url_decode(subscription.auth),
         version="aes128gcm",
     )
     expires = int((claim.clock() + timedelta(hours=12)).timestamp())
@@ -80,7 +79,3 @@ def subject(claim: Claim) -> str:
     address, else its mail sender."""
     url = claim.config.public_url
     return url if url.startswith("https://") else f"mailto:{claim.config.mail_from}"
-
-
-def _unpadded(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))

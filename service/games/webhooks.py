@@ -67,6 +67,14 @@ class Allowlist:
         name = _host_name(host)
         return name in self.names or name.endswith(self.domains)
 
+    def in_networks(self, address: str) -> bool:
+        """Whether `address` (an IP address; not a name) lies in an allowed network."""
+        try:
+            ip = ipaddress.ip_address(address.split("%")[0])
+        except ValueError:
+            return False
+        return any(ip in network for network in self.networks)
+
     def addresses(self, host: str, port: int) -> list[str]:
         """The addresses `host` resolves to, once every one is allowed (or its name
         is). Raises Blocked; OSError when a host allowed by name does not resolve."""
@@ -81,9 +89,9 @@ class Allowlist:
             raise Blocked(f"{host} does not resolve ({error}): nothing to check") from None
         addresses = list(dict.fromkeys(info[4][0] for info in infos))
         for address in addresses:
-            ip = ipaddress.ip_address(address.split("%")[0])
-            if any(ip in network for network in self.networks):
+            if self.in_networks(address):
                 continue
+            ip = ipaddress.ip_address(address.split("%")[0])
             if not by_name:
                 raise Blocked(f"{host} resolves to {ip}, which no allowed network holds")
             if self.public_names and not ip.is_global:

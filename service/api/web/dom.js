@@ -85,6 +85,9 @@ export function clockFace(seconds) {
   return `${plural(Math.floor(s / 86400), "day")} ${Math.floor(s / 3600) % 24} h`;
 }
 
+// A moment in the reader's words and time zone: "Dec 24, 2026, 9:30 AM".
+export function dateTime(iso) { return new Date(iso).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }); }
+
 // A move time in words: "5 minutes", "1 hour", "3 days".
 export function duration(seconds) {
   for (const [unit, word] of [[86400, "day"], [3600, "hour"], [60, "minute"]]) {

@@ -3,7 +3,7 @@
 // person presses the button; and which news goes by which channel (push, email,
 // webhook), the player's choice kept by the server (PATCH /me).
 import { api } from "./api.js";
-import { failure, h, panel } from "./dom.js";
+import { dateTime, failure, h, panel } from "./dom.js";
 
 const KINDS = [["your-turn", "your turn"], ["reminder", "a move due soon"], ["game-over", "a game over"], ["rematch", "a rematch offered"], ["challenge", "a challenge to you"]];
 const CHANNELS = [["push", "push to your devices"], ["email", "email"], ["webhook", "webhook"]];
@@ -113,13 +113,12 @@ export function notificationsPanel(me) {
 // the days they take, up to the server's days a year; the opponents see it.
 export function breakPanel(me) {
   const body = h("div", { "aria-live": "polite" });
-  const when = (iso) => new Date(iso).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
   async function draw(trouble = null) {
     try {
       const taken = await api("GET", "/me/break", { credential: me.key });
       const used = `You have taken ${taken.days_used} of your ${taken.days_allowed} days of breaks this year.`;
       if (taken.running) {
-        body.replaceChildren(h("p", {}, `You are on a break until ${when(taken.until)}: your clocks in games of a day or more a move stand still. ${used}`),
+        body.replaceChildren(h("p", {}, `You are on a break until ${dateTime(taken.until)}: your clocks in games of a day or more a move stand still. ${used}`),
           h("button", { type: "button", onclick: () => act("DELETE") }, "End my break now"), trouble ?? "");
         return;
       }

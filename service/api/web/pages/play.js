@@ -4,7 +4,7 @@
 import { keyNotice, registerForm } from "../account.js";
 import { ApiError, api, randomId, persisting, problemText, problemsOnly } from "../api.js";
 import { attentionControls, showTurns, yourTurnNow } from "../attention.js";
-import { clockFace, copyField, failure, focusKey, h, panel, plural, refocus, say, shortId, show, timeoutRule } from "../dom.js";
+import { clockFace, copyField, dateTime, failure, focusKey, h, panel, plural, refocus, say, shortId, show, timeoutRule } from "../dom.js";
 import { cardLabel, factionName } from "../factions.js";
 import { handElement } from "../hand.js";
 import { historyElement } from "../history.js";
@@ -50,9 +50,8 @@ function standInNotice(view, me, comeBack) {
 // The seats whose person is on a break: their clock stands still until its end.
 function breakNotices(view, me) {
   if (over(view)) return null;
-  const when = (iso) => new Date(iso).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
   return view.seats.filter((s) => s.break_until && Date.parse(s.break_until) > Date.now()).map((s) =>
-    h("p", { class: "notice break" }, `${s.seat === me ? "You are" : `${seatName(view, s.seat)} is`} on a break until ${when(s.break_until)}`,
+    h("p", { class: "notice break" }, `${s.seat === me ? "You are" : `${seatName(view, s.seat)} is`} on a break until ${dateTime(s.break_until)}`,
       ` (${s.break_days_used} of ${s.break_days_allowed} days this year): ${s.seat === me ? "your" : "their"} clock stands still.`));
 }
 
